@@ -1,0 +1,33 @@
+# Every dependency comes from a Debian package or the CUDA toolkit; nothing is fetched.
+# Header-only where the package allows it, static archives where they exist, so that the binary
+# built on one Linux runs on another that has only glibc and libstdc++ (the GPU machines).
+find_package(Threads REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(tomlplusplus REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(fmt REQUIRED)
+
+find_path(XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
+add_library(arbiter_xxhash INTERFACE)
+target_include_directories(arbiter_xxhash SYSTEM INTERFACE ${XXHASH_INCLUDE_DIR})
+target_compile_definitions(arbiter_xxhash INTERFACE XXH_INLINE_ALL)
+
+set(_arb_saved_suffixes ${CMAKE_FIND_LIBRARY_SUFFIXES})
+set(CMAKE_FIND_LIBRARY_SUFFIXES .a ${CMAKE_FIND_LIBRARY_SUFFIXES})
+find_library(ARB_SQLITE3_LIBRARY NAMES sqlite3 REQUIRED)
+find_library(ARB_CRYPTO_LIBRARY NAMES crypto REQUIRED)
+set(CMAKE_FIND_LIBRARY_SUFFIXES ${_arb_saved_suffixes})
+find_path(ARB_SQLITE3_INCLUDE_DIR sqlite3.h REQUIRED)
+find_path(ARB_OPENSSL_INCLUDE_DIR openssl/evp.h REQUIRED)
+
+add_library(arbiter_sqlite3 INTERFACE)
+target_include_directories(arbiter_sqlite3 SYSTEM INTERFACE ${ARB_SQLITE3_INCLUDE_DIR})
+target_link_libraries(arbiter_sqlite3 INTERFACE ${ARB_SQLITE3_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS} m)
+
+add_library(arbiter_crypto INTERFACE)
+target_include_directories(arbiter_crypto SYSTEM INTERFACE ${ARB_OPENSSL_INCLUDE_DIR})
+target_link_libraries(arbiter_crypto INTERFACE ${ARB_CRYPTO_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS})
+
+# fmt header-only: no libfmt.so needed where the binary runs.
+add_library(arbiter_fmt INTERFACE)
+target_link_libraries(arbiter_fmt INTERFACE fmt::fmt-header-only)

@@ -1,0 +1,20 @@
+# arbiter_add_unit_test(<module> SOURCES ... DEPS ...): one GoogleTest executable per module,
+# labelled `unit`. Each stage's CMakeLists registers its own tests from tests/unit/<stage>/.
+if(ARBITER_ENABLE_TESTS)
+  enable_testing()
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+
+function(arbiter_add_unit_test module)
+  if(NOT ARBITER_ENABLE_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${module}_test ${ARG_SOURCES})
+  target_link_libraries(${module}_test PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_include_directories(${module}_test PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tests/unit)
+  target_compile_definitions(${module}_test PRIVATE ARBITER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  arbiter_target_warnings(${module}_test)
+  gtest_discover_tests(${module}_test PROPERTIES LABELS unit DISCOVERY_TIMEOUT 30)
+endfunction()

@@ -1,0 +1,16 @@
+# arbiter_target_warnings(<target>): the project's warning set, -Werror under ARBITER_ENABLE_WERROR.
+function(arbiter_target_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  if(ARBITER_ENABLE_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+# arbiter_add_library(<name> SOURCES ... DEPS ...): one static library per pipeline stage.
+function(arbiter_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  arbiter_target_warnings(${name})
+endfunction()

@@ -1,0 +1,23 @@
+#pragma once
+/// Renders leaderboard rows. Results go to the given stream (stdout in the CLI).
+#include "arbiter/score/metrics.hpp"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace arbiter::report {
+
+enum class format : int { table, json, csv, markdown };
+
+struct leaderboard_header {
+  std::string suite;
+  std::string campaign;
+  std::string device;
+  std::string ranked_by; ///< e.g. "speedup over eager PyTorch, device time (median)"
+};
+
+void render_leaderboard(std::ostream& out, const leaderboard_header& header,
+                        const std::vector<score::model_summary>& rows, format fmt);
+
+} // namespace arbiter::report

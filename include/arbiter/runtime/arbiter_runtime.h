@@ -1,0 +1,99 @@
+/* arbiter C runtime: the part of the measurement and exchange protocol that runs inside the
+ * reference and candidate processes. Loaded by the Python runner through ctypes, so one build serves
+ * every Python version. Plain C ABI: no C++ types cross it, no exceptions escape it.
+ *
+ * Every function returns 0 on success and a negative code on failure; arb_last_error() then
+ * describes the failure (thread-local, valid until the next call on the same thread). */
+#ifndef ARBITER_RUNTIME_H
+#define ARBITER_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ARB_MAX_NDIM 8
+
+enum arb_value_kind { ARB_KIND_TENSOR = 0, ARB_KIND_INT = 1, ARB_KIND_FLOAT = 2, ARB_KIND_BOOL = 3, ARB_KIND_NONE = 4 };
+
+enum arb_dtype {
+  ARB_F32 = 0, ARB_F64 = 1, ARB_F16 = 2, ARB_BF16 = 3, ARB_I8 = 4, ARB_U8 = 5, ARB_I16 = 6,
+  ARB_I32 = 7, ARB_I64 = 8, ARB_BOOL = 9, ARB_F8E4M3 = 10, ARB_F8E5M2 = 11
+};
+
+enum arb_device { ARB_DEVICE_CPU = 0, ARB_DEVICE_CUDA = 1 };
+
+/* Error codes. */
+#define ARB_OK 0
+#define ARB_E_IO (-1)
+#define ARB_E_FORMAT (-2)
+#define ARB_E_ARG (-3)
+#define ARB_E_CUDA (-4)
+#define ARB_E_CALLBACK (-5)
+
+const char* arb_last_error(void);
+
+/* ---- tensor bundles (.arbb, docs/protocol.md) ---- */
+typedef struct arb_writer arb_writer;
+typedef struct arb_reader arb_reader;
+
+int arb_writer_open(const char* path, arb_writer** out);
+/* data points to nbytes of C-contiguous host memory; shape may be NULL when ndim == 0. */
+int arb_writer_add(arb_writer* w, int32_t kind, int32_t dtype, int32_t ndim, const int64_t* shape,
+                   const void* data, uint64_t nbytes);
+/* Writes the header count and closes; frees w in every case. */
+int arb_writer_close(arb_writer* w);
+
+int arb_reader_open(const char* path, arb_reader** out);
+int64_t arb_reader_count(const arb_reader* r);
+/* shape must hold ARB_MAX_NDIM entries. */
+int arb_reader_info(const arb_reader* r, int64_t idx, int32_t* kind, int32_t* dtype, int32_t* ndim,
+                    int64_t* shape, uint64_t* nbytes);
+/* Copies value idx's bytes into dst (dst_bytes must equal its nbytes). */
+int arb_reader_copy(arb_reader* r, int64_t idx, void* dst, uint64_t dst_bytes);
+void arb_reader_close(arb_reader* r);
+
+/* ---- hashing: XXH3 64-bit of host memory, for input-integrity checks ---- */
+uint64_t arb_hash_bytes(const void* data, uint64_t nbytes, uint64_t seed);
+
+/* ---- timing ----
+ * The timing loop lives here, not in Python, so code in the measured process cannot patch it.
+ * fn(user, call_idx) performs one forward call (the runner rotates input sets by call_idx) and
+ * returns 0, or nonzero after recording its own error. */
+typedef int (*arb_call_fn)(void* user, int64_t call_idx);
+
+typedef struct {
+  int32_t device;          /* arb_device */
+  int32_t warmup_calls;
+  int64_t min_samples;
+  int64_t max_samples;
+  double min_time_s;       /* total measured time before the noise rule may stop */
+  double max_time_s;       /* hard cap on total wall time of the sampling loop */
+  double target_rel_noise; /* stop once the median's relative standard error is below this */
+  uint64_t stream;         /* cuda: the harness stream (cudaStream_t as integer); 0 = legacy default */
+  uint64_t l2_flush_bytes; /* 0: default (2 x L2 size on cuda, 64 MiB on cpu) */
+} arb_timing_config;
+
+typedef struct {
+  int64_t samples;
+  double median_ms, p10_ms, p90_ms, mean_ms, min_ms, max_ms, rel_noise;
+  int32_t stop; /* 0 noise, 1 max_time, 2 max_samples */
+} arb_timing_result;
+
+/* Runs warm-up then samples: flush L2 (outside the timed span), full-device synchronise, start
+ * clock, fn, end clock, full-device synchronise. On cuda the clock is a pair of events recorded on
+ * config.stream; on cpu it is the monotonic host clock. Writes the JSON of docs/protocol.md to
+ * json_path (unless NULL) and fills *out. */
+int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,
+             arb_timing_result* out);
+
+/* Full-device synchronise (cuda) — a no-op on cpu. */
+int arb_device_synchronize(int32_t device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARBITER_RUNTIME_H */

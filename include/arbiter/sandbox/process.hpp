@@ -1,0 +1,61 @@
+#pragma once
+/// Runs one untrusted or semi-trusted process: fresh process group, rlimits, wall-clock timeout
+/// with kill escalation, stdout+stderr captured together into a log file with a size cap.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace arbiter::sandbox {
+
+struct resource_limits {
+  std::uint64_t max_file_bytes = 8ull << 30;  ///< RLIMIT_FSIZE
+  std::uint64_t max_open_files = 4096;        ///< RLIMIT_NOFILE
+  std::uint64_t max_processes = 0;            ///< RLIMIT_NPROC; 0 = leave as is
+  std::uint64_t address_space_bytes = 0;      ///< RLIMIT_AS; 0 = unlimited (CUDA needs it so)
+  std::uint64_t cpu_seconds = 0;              ///< RLIMIT_CPU; 0 = unlimited
+};
+
+struct process_spec {
+  std::vector<std::string> argv;            ///< argv[0] is looked up on PATH when it has no '/'
+  std::map<std::string, std::string> env;   ///< the child's whole environment (nothing inherited)
+  std::string cwd;                          ///< empty = the parent's
+  double timeout_s = 600;                   ///< wall clock; then SIGTERM to the group, then SIGKILL
+  double kill_grace_s = 5;
+  resource_limits limits;
+  std::string log_path;                     ///< stdout and stderr interleaved; required
+  std::uint64_t log_head_bytes = 512 << 10; ///< kept from the start of the output
+  std::uint64_t log_tail_bytes = 512 << 10; ///< kept from the end; the middle is elided with a note
+};
+
+enum class process_end : std::uint8_t { exited, signaled, timed_out, failed_to_start };
+
+struct process_result {
+  process_end end = process_end::failed_to_start;
+  int exit_code = -1;  ///< exited only
+  int signal = 0;      ///< signaled only
+  double wall_s = 0;
+  std::uint64_t output_bytes = 0; ///< everything the child wrote, before truncation
+  bool truncated = false;
+  std::string error; ///< failed_to_start: why
+};
+
+/// One line a person can act on: "exited with status 3", "killed by SIGSEGV",
+/// "timed out after 30.0 s (wall clock)".
+std::string describe(const process_result& result);
+
+/// Interface so that the pipeline can be tested without real processes.
+class process_runner {
+public:
+  virtual ~process_runner() = default;
+  virtual process_result run(const process_spec& spec) = 0;
+};
+
+/// fork/exec implementation. Never throws for anything the child does; throws io_error only when
+/// the log file cannot be created.
+class posix_process_runner final : public process_runner {
+public:
+  process_result run(const process_spec& spec) override;
+};
+
+} // namespace arbiter::sandbox

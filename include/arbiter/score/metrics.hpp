@@ -1,0 +1,37 @@
+#pragma once
+/// Pure metric arithmetic (shared/DESIGN.md §5). No I/O.
+#include "arbiter/store/records.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace arbiter::score {
+
+/// Geometric mean; nullopt for an empty input or any non-positive value.
+std::optional<double> geomean(const std::vector<double>& values);
+double mean(const std::vector<double>& values);   ///< 0 for empty
+double median(const std::vector<double>& values); ///< 0 for empty
+/// Unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k); 1 when n - c < k.
+double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k);
+
+/// One leaderboard row: a model over one campaign.
+struct model_summary {
+  std::string model;
+  std::int64_t problems = 0;  ///< problems in the campaign (the denominator of pass@1)
+  std::int64_t attempted = 0; ///< problems the model has a solution for
+  std::int64_t passed = 0;    ///< problems whose first sample passed
+  std::int64_t rejected = 0;  ///< evaluations rejected by the guard
+  double pass_at_1 = 0;
+  std::optional<double> mean_speedup, median_speedup, geomean_speedup; ///< over passed problems
+  double kernelarena_score = 0; ///< mean × median × pass@1 (0 when nothing passed)
+  std::vector<std::pair<std::string, std::int64_t>> verdict_counts; ///< verdict name → count, first samples
+};
+
+/// Builds one row per model, sorted by KernelArena score, then pass@1, then name.
+/// problem_count is the campaign's number of problems.
+std::vector<model_summary> summarize(const std::vector<store::result_row>& rows,
+                                     std::int64_t problem_count);
+
+} // namespace arbiter::score

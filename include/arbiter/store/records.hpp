@@ -1,0 +1,98 @@
+#pragma once
+/// Plain records that cross the store interface. Ids are database row ids.
+#include "arbiter/common/verdict.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace arbiter::store {
+
+struct hardware_record {
+  std::string fingerprint; ///< stable digest of the fields below; unique
+  std::string device;      ///< "cpu" | "cuda"
+  std::string gpu_name;    ///< empty on cpu
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  std::string driver, cuda, torch, python, host;
+  std::string json; ///< everything the doctor found, as JSON
+};
+
+struct problem_record {
+  std::string suite;
+  std::string key; ///< problem id, unique within the suite
+  std::string hash;
+  std::string title;
+  int level = 1;
+  std::string json; ///< the parsed problem.toml, as JSON
+};
+
+struct solution_record {
+  std::string model;
+  int sample = 0; ///< 0 for the top-level kernel.py, n for numbered sub-folder n
+  std::string hash;
+  std::string path;
+  std::string meta_json; ///< meta.json contents, or "{}"
+};
+
+struct campaign_record {
+  std::int64_t id = 0;
+  std::string name; ///< unique; re-using a name resumes the campaign
+  std::string suite;
+  std::string device;
+  std::int64_t hardware_id = 0;
+  std::string config_json;
+  std::vector<std::uint64_t> seeds; ///< secret input seeds, drawn once at creation
+  std::string status;               ///< "running" | "finished"
+  std::string created_at;
+};
+
+/// One timing of one shape: the candidate's, or a baseline's.
+struct measurement_record {
+  std::string shape;
+  std::string role;     ///< "candidate" | "baseline"
+  std::string baseline; ///< "eager" for the reference; empty for the candidate
+  std::string clock;    ///< "cuda_event" | "host"
+  double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0, rel_noise = 0;
+  std::int64_t samples = 0;
+  std::optional<double> speedup; ///< candidate rows only: baseline median / candidate median
+};
+
+/// What an evaluation produced; written once when it finishes.
+struct evaluation_result {
+  outcome result;
+  std::optional<double> speedup; ///< geometric mean over shapes, passed only
+  double wall_s = 0;
+  std::string details_json; ///< per-case correctness, weights mode, runner facts
+  std::string artifacts_dir;
+  std::vector<measurement_record> measurements;
+};
+
+/// A stored evaluation with what identifies it, for `show` and reports.
+struct evaluation_view {
+  std::int64_t id = 0;
+  std::int64_t campaign_id = 0;
+  std::string campaign;
+  std::string suite;
+  std::string problem;
+  std::string model;
+  int sample = 0;
+  std::string solution_path;
+  std::string solution_hash;
+  std::string status; ///< "running" | "done"
+  evaluation_result result;
+  std::string started_at, finished_at;
+};
+
+/// One finished evaluation, flattened for scoring.
+struct result_row {
+  std::string model;
+  std::string problem;
+  int sample = 0;
+  verdict v = verdict::crashed;
+  std::optional<double> speedup;
+};
+
+} // namespace arbiter::store

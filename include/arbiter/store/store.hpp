@@ -1,0 +1,53 @@
+#pragma once
+/// The results database. SQLite by default; the interface keeps the engine out of every caller.
+/// Every method throws store_error with the statement's context on failure.
+#include "arbiter/store/records.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace arbiter::store {
+
+class store {
+public:
+  virtual ~store() = default;
+
+  /// Inserts or finds by fingerprint.
+  virtual std::int64_t upsert_hardware(const hardware_record& hw) = 0;
+  /// Inserts or finds by (suite, key, hash).
+  virtual std::int64_t upsert_problem(const problem_record& problem) = 0;
+  /// Inserts or finds by name.
+  virtual std::int64_t upsert_model(const std::string& name, const std::string& org) = 0;
+  /// Inserts or finds by (problem, model, sample, hash).
+  virtual std::int64_t upsert_solution(std::int64_t problem_id, std::int64_t model_id,
+                                       const solution_record& solution) = 0;
+
+  /// Returns the campaign named wanted.name if it exists (its stored seeds win), else creates it.
+  virtual campaign_record open_campaign(const campaign_record& wanted) = 0;
+  virtual void set_campaign_status(std::int64_t campaign_id, const std::string& status) = 0;
+  virtual std::optional<campaign_record> find_campaign(const std::string& name) = 0;
+  /// Most recent first.
+  virtual std::vector<campaign_record> campaigns() = 0;
+
+  /// A finished evaluation of this solution in this campaign, if any (resume skips it).
+  virtual std::optional<std::int64_t> finished_evaluation(std::int64_t campaign_id,
+                                                          std::int64_t solution_id) = 0;
+  /// Creates (or restarts an unfinished) evaluation row in state "running"; returns its id.
+  virtual std::int64_t begin_evaluation(std::int64_t campaign_id, std::int64_t solution_id) = 0;
+  /// Stores the result and its measurements in one transaction; state becomes "done".
+  virtual void finish_evaluation(std::int64_t evaluation_id, const evaluation_result& result) = 0;
+
+  virtual std::optional<evaluation_view> evaluation(std::int64_t evaluation_id) = 0;
+  /// Finished evaluations of one campaign.
+  virtual std::vector<result_row> results(std::int64_t campaign_id) = 0;
+  /// Number of distinct problems the campaign covers.
+  virtual std::int64_t problem_count(std::int64_t campaign_id) = 0;
+};
+
+/// Opens (creating if needed) the database at `location` and applies pending migrations.
+/// A plain path selects SQLite.
+std::unique_ptr<store> open_store(const std::string& location);
+
+} // namespace arbiter::store

@@ -1,0 +1,59 @@
+#include "arbiter/common/error.hpp"
+#include "arbiter/common/hash.hpp"
+#include "arbiter/common/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+TEST(verdict, round_trips_every_name) {
+  for (auto v : {arbiter::verdict::passed, arbiter::verdict::incorrect, arbiter::verdict::compile_error,
+                 arbiter::verdict::runtime_error, arbiter::verdict::timeout, arbiter::verdict::rejected,
+                 arbiter::verdict::crashed, arbiter::verdict::skipped})
+    EXPECT_EQ(arbiter::verdict_from_string(arbiter::to_string(v)), v);
+  EXPECT_FALSE(arbiter::verdict_from_string("ok").has_value());
+}
+
+TEST(error, throw_names_file_and_line) {
+  try {
+    ARB_THROW(arbiter::config_error, "bad key");
+    FAIL();
+  } catch (const arbiter::config_error& e) {
+    EXPECT_NE(std::string(e.what()).find("common_test.cpp:"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("bad key"), std::string::npos);
+  }
+}
+
+TEST(error, context_is_prepended_and_type_kept) {
+  try {
+    try {
+      ARB_THROW(arbiter::io_error, "disk");
+    } catch (...) {
+      arbiter::rethrow_with_context("while loading x");
+    }
+  } catch (const arbiter::io_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("while loading x: ", 0), 0u);
+  }
+}
+
+TEST(hash, sha256_matches_known_digest) {
+  EXPECT_EQ(arbiter::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(hash, file_set_digest_changes_with_name_and_content) {
+  const fs::path root = fs::temp_directory_path() / "arbiter_hash_test";
+  fs::remove_all(root);
+  fs::create_directories(root / "sub");
+  std::ofstream(root / "a.py") << "x = 1\n";
+  std::ofstream(root / "sub" / "b.cu") << "// k\n";
+  std::ofstream(root / ".hidden") << "ignored";
+  const auto files = arbiter::list_files(root);
+  ASSERT_EQ(files.size(), 2u);
+  const std::string first = arbiter::hash_files(root, files);
+  std::ofstream(root / "a.py") << "x = 2\n";
+  EXPECT_NE(arbiter::hash_files(root, files), first);
+  fs::remove_all(root);
+}
