@@ -30,24 +30,33 @@ public:
   virtual std::optional<campaign_record> find_campaign(const std::string& name) = 0;
   /// Most recent first.
   virtual std::vector<campaign_record> campaigns() = 0;
+  /// Records the problems a campaign covers (idempotent), so that problem_count counts problems
+  /// no model has a solution for. Throws store_error for an unknown campaign or problem id.
+  /// Not pure, so that test doubles need not care; the base records nothing.
+  virtual void add_campaign_problems(std::int64_t /*campaign_id*/, const std::vector<std::int64_t>& /*problem_ids*/) {}
 
   /// A finished evaluation of this solution in this campaign, if any (resume skips it).
   virtual std::optional<std::int64_t> finished_evaluation(std::int64_t campaign_id,
                                                           std::int64_t solution_id) = 0;
   /// Creates (or restarts an unfinished) evaluation row in state "running"; returns its id.
+  /// A restart clears the row's result, measurements and findings. Throws store_error when the
+  /// evaluation is already done (check finished_evaluation first).
   virtual std::int64_t begin_evaluation(std::int64_t campaign_id, std::int64_t solution_id) = 0;
   /// Stores the result and its measurements in one transaction; state becomes "done".
+  /// Replaces any measurements already stored for it. Throws store_error for an unknown id.
   virtual void finish_evaluation(std::int64_t evaluation_id, const evaluation_result& result) = 0;
 
   virtual std::optional<evaluation_view> evaluation(std::int64_t evaluation_id) = 0;
   /// Finished evaluations of one campaign.
   virtual std::vector<result_row> results(std::int64_t campaign_id) = 0;
-  /// Number of distinct problems the campaign covers.
+  /// Number of distinct problems (by key) the campaign covers: those added with
+  /// add_campaign_problems and those any of its evaluations is for.
   virtual std::int64_t problem_count(std::int64_t campaign_id) = 0;
 };
 
 /// Opens (creating if needed) the database at `location` and applies pending migrations.
-/// A plain path selects SQLite.
+/// A plain path selects SQLite; "postgresql://..." throws config_error (not in this build).
+/// Throws store_error when the database cannot be opened or is newer than this build.
 std::unique_ptr<store> open_store(const std::string& location);
 
 } // namespace arbiter::store

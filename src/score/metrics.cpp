@@ -1,0 +1,126 @@
+#include "arbiter/score/metrics.hpp"
+
+#include "arbiter/common/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace arbiter::score {
+
+std::optional<double> geomean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double log_sum = 0;
+  for (double value : values) {
+    if (!(value > 0) || !std::isfinite(value)) return std::nullopt;
+    log_sum += std::log(value);
+  }
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+double mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double sum = 0;
+  for (double value : values) sum += value;
+  return sum / static_cast<double>(values.size());
+}
+
+double median(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t mid = sorted.size() / 2;
+  if (sorted.size() % 2 == 1) return sorted[mid];
+  return (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {
+  if (n < 0 || c < 0 || c > n || k < 1)
+    ARB_THROW(config_error, fmt::format("pass@k needs 0 <= c <= n and k >= 1 (got n={}, c={}, k={})", n, c, k));
+  if (c == 0) return 0;
+  if (n - c < k) return 1;
+  // 1 - C(n-c, k) / C(n, k) = 1 - prod_{i=n-c+1}^{n} (1 - k / i): no factorials, no overflow.
+  double all_fail = 1;
+  for (std::int64_t i = n - c + 1; i <= n; ++i) all_fail *= 1.0 - static_cast<double>(k) / static_cast<double>(i);
+  return 1.0 - all_fail;
+}
+
+namespace {
+
+/// What one model did on one problem: its first sample (lowest sample number) decides.
+struct problem_outcome {
+  const store::result_row* first = nullptr;
+  std::int64_t rejected = 0;
+};
+
+using per_problem = std::map<std::string, problem_outcome>;
+
+std::map<std::string, per_problem> group_by_model(const std::vector<store::result_row>& rows) {
+  std::map<std::string, per_problem> models;
+  for (const store::result_row& row : rows) {
+    problem_outcome& outcome = models[row.model][row.problem];
+    if (row.v == verdict::rejected) ++outcome.rejected;
+    if (!outcome.first || row.sample < outcome.first->sample) outcome.first = &row;
+  }
+  return models;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> count_verdicts(const per_problem& problems) {
+  constexpr std::size_t k_verdicts = static_cast<std::size_t>(verdict::skipped) + 1;
+  std::array<std::int64_t, k_verdicts> counts{};
+  for (const auto& [key, outcome] : problems) ++counts[static_cast<std::size_t>(outcome.first->v)];
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (std::size_t idx = 0; idx < k_verdicts; ++idx)
+    if (counts[idx] > 0) out.emplace_back(std::string(to_string(static_cast<verdict>(idx))), counts[idx]);
+  return out;
+}
+
+model_summary summarize_model(const std::string& model, const per_problem& problems, std::int64_t denominator) {
+  model_summary s;
+  s.model = model;
+  s.problems = denominator;
+  s.attempted = static_cast<std::int64_t>(problems.size());
+  std::vector<double> speedups;
+  for (const auto& [key, outcome] : problems) {
+    s.rejected += outcome.rejected;
+    if (outcome.first->v != verdict::passed) continue;
+    ++s.passed;
+    // A pass without a timing (e.g. a correctness-only run) counts for pass@1, not for speed.
+    if (outcome.first->speedup) speedups.push_back(*outcome.first->speedup);
+  }
+  s.pass_at_1 = denominator > 0 ? static_cast<double>(s.passed) / static_cast<double>(denominator) : 0;
+  if (!speedups.empty()) {
+    s.mean_speedup = mean(speedups);
+    s.median_speedup = median(speedups);
+    s.geomean_speedup = geomean(speedups);
+    s.kernelarena_score = *s.mean_speedup * *s.median_speedup * s.pass_at_1;
+  }
+  s.verdict_counts = count_verdicts(problems);
+  return s;
+}
+
+std::int64_t distinct_problems(const std::vector<store::result_row>& rows) {
+  std::set<std::string> keys;
+  for (const store::result_row& row : rows) keys.insert(row.problem);
+  return static_cast<std::int64_t>(keys.size());
+}
+
+} // namespace
+
+std::vector<model_summary> summarize(const std::vector<store::result_row>& rows, std::int64_t problem_count) {
+  // Never let pass@1 exceed 1 when the caller's count misses problems the rows cover.
+  const std::int64_t denominator = std::max(problem_count, distinct_problems(rows));
+  std::vector<model_summary> out;
+  for (const auto& [model, problems] : group_by_model(rows)) out.push_back(summarize_model(model, problems, denominator));
+  std::sort(out.begin(), out.end(), [](const model_summary& a, const model_summary& b) {
+    return std::tie(b.kernelarena_score, b.pass_at_1, a.model) < std::tie(a.kernelarena_score, a.pass_at_1, b.model);
+  });
+  return out;
+}
+
+} // namespace arbiter::score

@@ -1,0 +1,49 @@
+#pragma once
+/// The SQLite implementation of store::store. Private: callers get it through open_store().
+#include "arbiter/common/error.hpp"
+#include "arbiter/store/store.hpp"
+#include "detail/sqlite.hpp"
+
+namespace arbiter::store::detail {
+
+class sqlite_store final : public store {
+public:
+  /// Opens the file and applies pending migrations. Throws store_error.
+  explicit sqlite_store(const std::string& path);
+
+  std::int64_t upsert_hardware(const hardware_record& hw) override;
+  std::int64_t upsert_problem(const problem_record& problem) override;
+  std::int64_t upsert_model(const std::string& name, const std::string& org) override;
+  std::int64_t upsert_solution(std::int64_t problem_id, std::int64_t model_id,
+                               const solution_record& solution) override;
+
+  campaign_record open_campaign(const campaign_record& wanted) override;
+  void set_campaign_status(std::int64_t campaign_id, const std::string& status) override;
+  std::optional<campaign_record> find_campaign(const std::string& name) override;
+  std::vector<campaign_record> campaigns() override;
+  void add_campaign_problems(std::int64_t campaign_id, const std::vector<std::int64_t>& problem_ids) override;
+
+  std::optional<std::int64_t> finished_evaluation(std::int64_t campaign_id, std::int64_t solution_id) override;
+  std::int64_t begin_evaluation(std::int64_t campaign_id, std::int64_t solution_id) override;
+  void finish_evaluation(std::int64_t evaluation_id, const evaluation_result& result) override;
+
+  std::optional<evaluation_view> evaluation(std::int64_t evaluation_id) override;
+  std::vector<result_row> results(std::int64_t campaign_id) override;
+  std::int64_t problem_count(std::int64_t campaign_id) override;
+
+private:
+  /// Runs `select` (one id column) after binding `args`; throws store_error if it finds nothing.
+  template <typename... Args>
+  std::int64_t find_id(std::string_view select, const std::string& purpose, const Args&... args) {
+    statement query(m_db, select, purpose);
+    query.bind_all(args...);
+    if (!query.step()) ARB_THROW(store_error, purpose + ": row missing after insert (" + m_db.path() + ")");
+    return query.get_int64(0);
+  }
+  std::vector<measurement_record> read_measurements(std::int64_t evaluation_id);
+  void insert_measurements(std::int64_t evaluation_id, const std::vector<measurement_record>& rows);
+
+  database m_db;
+};
+
+} // namespace arbiter::store::detail
