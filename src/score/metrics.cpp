@@ -50,6 +50,21 @@ double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {
   return 1.0 - all_fail;
 }
 
+double model_pass_at_k(const std::vector<store::result_row>& rows, const std::string& model, std::int64_t k,
+                       std::int64_t problem_count) {
+  if (problem_count <= 0) return 0;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> samples_and_passes;
+  for (const store::result_row& row : rows) {
+    if (row.model != model) continue;
+    auto& [n, c] = samples_and_passes[row.problem];
+    ++n;
+    if (row.v == verdict::passed) ++c;
+  }
+  double sum = 0;
+  for (const auto& [problem, counts] : samples_and_passes) sum += pass_at_k(counts.first, counts.second, k);
+  return sum / static_cast<double>(problem_count);
+}
+
 namespace {
 
 /// What one model did on one problem: its first sample (lowest sample number) decides.

@@ -15,6 +15,10 @@ double mean(const std::vector<double>& values);   ///< 0 for empty
 double median(const std::vector<double>& values); ///< 0 for empty
 /// Unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k); 1 when n - c < k.
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k);
+/// A model's campaign pass@k: pass_at_k(samples, passed samples, k) per problem it attempted,
+/// summed and divided by problem_count (unattempted problems count 0). 0 when problem_count <= 0.
+double model_pass_at_k(const std::vector<store::result_row>& rows, const std::string& model, std::int64_t k,
+                       std::int64_t problem_count);
 
 /// One leaderboard row: a model over one campaign.
 struct model_summary {

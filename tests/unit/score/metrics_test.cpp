@@ -149,3 +149,12 @@ TEST(metrics, summarize_denominator_never_below_problems_seen) {
 TEST(metrics, summarize_empty) {
   EXPECT_TRUE(score::summarize({}, 3).empty());
 }
+
+TEST(metrics, model_pass_at_k_averages_over_all_problems) {
+  // alpha: p1 1 of 2, p2 1 of 1, p3 1 of 2, p4 0 of 2.
+  EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "alpha", 1, 4), 0.5);  // (0.5 + 1 + 0.5 + 0) / 4
+  EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "alpha", 2, 4), 0.75); // (1 + 1 + 1 + 0) / 4
+  EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "gamma", 1, 4), 0.0);
+  EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "epsilon", 1, 8), 0.125);
+  EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "nobody", 1, 4), 0.0);
+}

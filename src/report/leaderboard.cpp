@@ -1,0 +1,209 @@
+// Leaderboard rendering: a human table, JSON, CSV (RFC 4180) and Markdown over the same rows.
+// Human formats round (speedups 2 decimals, score 3, pass@1 one decimal of a percent); JSON and
+// CSV carry full precision for machines.
+#include "arbiter/report/leaderboard.hpp"
+
+#include "arbiter/common/error.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+
+namespace arbiter::report {
+
+namespace {
+
+constexpr std::string_view k_none = "—";
+constexpr std::size_t k_columns = 11;
+enum class align : std::uint8_t { left, right };
+
+constexpr std::array<std::string_view, k_columns> k_titles{
+    "rank", "model", "attempted", "passed", "pass@1", "mean", "median", "geomean", "score", "rejected", "verdicts"};
+constexpr std::array<align, k_columns> k_align{align::right, align::left,  align::right, align::right,
+                                               align::right, align::right, align::right, align::right,
+                                               align::right, align::right, align::left};
+
+using row_cells = std::array<std::string, k_columns>;
+
+std::string speedup_cell(const std::optional<double>& speedup) {
+  return speedup ? fmt::format("{:.2f}×", *speedup) : std::string(k_none);
+}
+
+/// First-sample verdicts other than passed (the passed column has those): "incorrect 6, compile_error 1".
+std::string failure_breakdown(const score::model_summary& row) {
+  std::string out;
+  for (const auto& [name, count] : row.verdict_counts) {
+    if (name == "passed") continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, count);
+  }
+  return out;
+}
+
+row_cells human_cells(std::size_t rank, const score::model_summary& row) {
+  const std::string failures = failure_breakdown(row);
+  return {std::to_string(rank),
+          row.model,
+          std::to_string(row.attempted),
+          std::to_string(row.passed),
+          fmt::format("{:.1f}%", row.pass_at_1 * 100),
+          speedup_cell(row.mean_speedup),
+          speedup_cell(row.median_speedup),
+          speedup_cell(row.geomean_speedup),
+          fmt::format("{:.3f}", row.kernelarena_score),
+          std::to_string(row.rejected),
+          failures.empty() ? std::string(k_none) : failures};
+}
+
+/// Columns a terminal gives the text: UTF-8 code points (× and — are one column each).
+std::size_t display_width(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// ---- table ------------------------------------------------------------------------------------
+
+void write_header_lines(std::ostream& out, const leaderboard_header& header) {
+  out << "suite:     " << header.suite << '\n'
+      << "campaign:  " << header.campaign << '\n'
+      << "device:    " << header.device << '\n'
+      << "ranked by: " << header.ranked_by << '\n'
+      << '\n';
+}
+
+void write_aligned(std::ostream& out, const row_cells& cells, const std::array<std::size_t, k_columns>& widths) {
+  std::string line;
+  for (std::size_t col = 0; col < k_columns; ++col) {
+    const std::string padding(widths[col] - display_width(cells[col]), ' ');
+    if (col > 0) line += "  ";
+    line += k_align[col] == align::right ? padding + cells[col] : cells[col] + padding;
+  }
+  line.erase(line.find_last_not_of(' ') + 1);
+  out << line << '\n';
+}
+
+void render_table(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows) {
+  write_header_lines(out, header);
+  std::vector<row_cells> table;
+  table.push_back({});
+  std::copy(k_titles.begin(), k_titles.end(), table.front().begin());
+  for (std::size_t idx = 0; idx < rows.size(); ++idx) table.push_back(human_cells(idx + 1, rows[idx]));
+  std::array<std::size_t, k_columns> widths{};
+  for (const row_cells& cells : table)
+    for (std::size_t col = 0; col < k_columns; ++col) widths[col] = std::max(widths[col], display_width(cells[col]));
+  for (const row_cells& cells : table) write_aligned(out, cells, widths);
+  if (rows.empty()) out << "(no finished evaluations)\n";
+}
+
+// ---- markdown ---------------------------------------------------------------------------------
+
+std::string markdown_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+void write_markdown_row(std::ostream& out, const row_cells& cells) {
+  out << '|';
+  for (const std::string& cell : cells) out << ' ' << markdown_escape(cell) << " |";
+  out << '\n';
+}
+
+void render_markdown(std::ostream& out, const leaderboard_header& header,
+                     const std::vector<score::model_summary>& rows) {
+  out << "- suite: " << markdown_escape(header.suite) << '\n'
+      << "- campaign: " << markdown_escape(header.campaign) << '\n'
+      << "- device: " << markdown_escape(header.device) << '\n'
+      << "- ranked by: " << markdown_escape(header.ranked_by) << "\n\n";
+  row_cells titles;
+  std::copy(k_titles.begin(), k_titles.end(), titles.begin());
+  write_markdown_row(out, titles);
+  out << '|';
+  for (align a : k_align) out << (a == align::right ? " ---: |" : " :--- |");
+  out << '\n';
+  for (std::size_t idx = 0; idx < rows.size(); ++idx) write_markdown_row(out, human_cells(idx + 1, rows[idx]));
+}
+
+// ---- json -------------------------------------------------------------------------------------
+
+nlohmann::ordered_json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json json_row(std::size_t rank, const score::model_summary& row) {
+  nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
+  for (const auto& [name, count] : row.verdict_counts) verdicts[name] = count;
+  return {{"rank", rank},
+          {"model", row.model},
+          {"problems", row.problems},
+          {"attempted", row.attempted},
+          {"passed", row.passed},
+          {"pass_at_1", row.pass_at_1},
+          {"mean_speedup", optional_number(row.mean_speedup)},
+          {"median_speedup", optional_number(row.median_speedup)},
+          {"geomean_speedup", optional_number(row.geomean_speedup)},
+          {"kernelarena_score", row.kernelarena_score},
+          {"rejected", row.rejected},
+          {"verdicts", verdicts}};
+}
+
+void render_json(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows) {
+  nlohmann::ordered_json doc = {{"suite", header.suite},
+                                {"campaign", header.campaign},
+                                {"device", header.device},
+                                {"ranked_by", header.ranked_by},
+                                {"rows", nlohmann::ordered_json::array()}};
+  for (std::size_t idx = 0; idx < rows.size(); ++idx) doc["rows"].push_back(json_row(idx + 1, rows[idx]));
+  out << doc.dump(2) << '\n';
+}
+
+// ---- csv --------------------------------------------------------------------------------------
+
+/// RFC 4180: quote a field holding a comma, quote, CR or LF; double the quotes inside.
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + '"';
+}
+
+std::string csv_number(const std::optional<double>& value) { return value ? fmt::format("{}", *value) : ""; }
+
+void write_csv_record(std::ostream& out, const std::vector<std::string>& fields) {
+  for (std::size_t idx = 0; idx < fields.size(); ++idx) out << (idx ? "," : "") << csv_field(fields[idx]);
+  out << "\r\n";
+}
+
+void render_csv(std::ostream& out, const std::vector<score::model_summary>& rows) {
+  write_csv_record(out, {"rank", "model", "problems", "attempted", "passed", "pass_at_1", "mean_speedup",
+                         "median_speedup", "geomean_speedup", "kernelarena_score", "rejected", "verdicts"});
+  for (std::size_t idx = 0; idx < rows.size(); ++idx) {
+    const score::model_summary& row = rows[idx];
+    write_csv_record(out, {std::to_string(idx + 1), row.model, std::to_string(row.problems),
+                           std::to_string(row.attempted), std::to_string(row.passed), fmt::format("{}", row.pass_at_1),
+                           csv_number(row.mean_speedup), csv_number(row.median_speedup),
+                           csv_number(row.geomean_speedup), fmt::format("{}", row.kernelarena_score),
+                           std::to_string(row.rejected), failure_breakdown(row)});
+  }
+}
+
+} // namespace
+
+void render_leaderboard(std::ostream& out, const leaderboard_header& header,
+                        const std::vector<score::model_summary>& rows, format output_format) {
+  switch (output_format) {
+  case format::table: return render_table(out, header, rows);
+  case format::json: return render_json(out, header, rows);
+  case format::csv: return render_csv(out, rows);
+  case format::markdown: return render_markdown(out, header, rows);
+  }
+  ARB_THROW(internal_error, fmt::format("unknown leaderboard format {}", static_cast<int>(output_format)));
+}
+
+} // namespace arbiter::report
