@@ -17,7 +17,9 @@ struct resource_limits {
 };
 
 struct process_spec {
-  std::vector<std::string> argv;            ///< argv[0] is looked up on PATH when it has no '/'
+  /// argv[0] is looked up on PATH when it has no '/' (execvpe semantics): env's PATH when it has
+  /// one, else the parent's.
+  std::vector<std::string> argv;
   std::map<std::string, std::string> env;   ///< the child's whole environment (nothing inherited)
   std::string cwd;                          ///< empty = the parent's
   double timeout_s = 600;                   ///< wall clock; then SIGTERM to the group, then SIGKILL
@@ -38,10 +40,11 @@ struct process_result {
   std::uint64_t output_bytes = 0; ///< everything the child wrote, before truncation
   bool truncated = false;
   std::string error; ///< failed_to_start: why
+  double timeout_s = 0; ///< timed_out only: the wall-clock limit that was exceeded
 };
 
-/// One line a person can act on: "exited with status 3", "killed by SIGSEGV",
-/// "timed out after 30.0 s (wall clock)".
+/// One line a person can act on: "exited with status 3", "killed by SIGSEGV (signal 11)",
+/// "timed out after 30.0 s (wall clock)", "failed to start: <why>".
 std::string describe(const process_result& result);
 
 /// Interface so that the pipeline can be tested without real processes.
@@ -51,8 +54,13 @@ public:
   virtual process_result run(const process_spec& spec) = 0;
 };
 
-/// fork/exec implementation. Never throws for anything the child does; throws io_error only when
-/// the log file cannot be created.
+/// fork/exec implementation. The child leads a new session (its own process group) with
+/// RLIMIT_CORE 0 and spec.limits, stdin on /dev/null and stdout+stderr on one pipe. On timeout the
+/// whole group gets SIGTERM, then SIGKILL after kill_grace_s; when the leader exits, whatever is
+/// left of its group is killed. A process that leaves the group (setsid) is out of reach: that
+/// needs a PID namespace or cgroup around the runner. Safe to call from several threads at once.
+/// Never throws for anything the child does; throws io_error only when the log file cannot be
+/// created or written.
 class posix_process_runner final : public process_runner {
 public:
   process_result run(const process_spec& spec) override;

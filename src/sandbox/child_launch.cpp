@@ -1,0 +1,253 @@
+#include "detail/child_launch.hpp"
+
+#include "detail/unique_fd.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace arbiter::sandbox::detail {
+namespace {
+
+/// What the child reports through the close-on-exec pipe when a step fails.
+enum class child_step : int { setsid, chdir, setrlimit, stdin_null, redirect, exec };
+
+struct child_failure {
+  child_step step = child_step::exec;
+  int error_number = 0;
+  int detail = 0; ///< setrlimit: index into exec_plan::limits
+};
+
+struct limit_setting {
+  int resource = 0;
+  const char* name = "";
+  rlimit value{};
+};
+
+/// Everything the child needs, built before fork: after fork in a threaded parent the child may
+/// only call async-signal-safe functions, so it must not allocate.
+struct exec_plan {
+  std::vector<std::string> candidates; ///< paths to try for argv[0], in PATH order
+  std::vector<std::string> env_strings;
+  std::vector<char*> argv, envp, sh_argv;
+  std::vector<limit_setting> limits;
+  const char* cwd = nullptr;
+  std::string search_path; ///< for the error message
+};
+
+std::string path_for_search(const process_spec& spec) {
+  if (auto const it = spec.env.find("PATH"); it != spec.env.end()) return it->second;
+  if (const char* inherited = std::getenv("PATH")) return inherited;
+  return "/bin:/usr/bin";
+}
+
+/// execvp's lookup: a name with '/' is used as is; otherwise each PATH entry in turn, an empty
+/// entry meaning the working directory.
+void plan_candidates(exec_plan& plan, const process_spec& spec) {
+  std::string const& name = spec.argv.front();
+  if (name.find('/') != std::string::npos) {
+    plan.candidates.push_back(name);
+    return;
+  }
+  plan.search_path = path_for_search(spec);
+  std::size_t begin = 0;
+  while (begin <= plan.search_path.size()) {
+    std::size_t end = plan.search_path.find(':', begin);
+    if (end == std::string::npos) end = plan.search_path.size();
+    std::string const dir = plan.search_path.substr(begin, end - begin);
+    plan.candidates.push_back((dir.empty() ? std::string(".") : dir) + "/" + name);
+    begin = end + 1;
+  }
+}
+
+/// Requests above the hard limit are lowered to it: an unprivileged parent cannot raise a hard
+/// limit, and the child is never given more than the parent has anyway.
+void add_limit(exec_plan& plan, int resource, const char* name, rlim_t wanted) {
+  rlimit current{};
+  if (::getrlimit(resource, &current) == 0 && current.rlim_max != RLIM_INFINITY &&
+      (wanted == RLIM_INFINITY || wanted > current.rlim_max)) {
+    wanted = current.rlim_max;
+  }
+  plan.limits.push_back({resource, name, rlimit{wanted, wanted}});
+}
+
+void plan_limits(exec_plan& plan, const resource_limits& limits) {
+  auto const or_infinity = [](std::uint64_t value) { return value == 0 ? RLIM_INFINITY : rlim_t(value); };
+  add_limit(plan, RLIMIT_CORE, "RLIMIT_CORE", 0);
+  add_limit(plan, RLIMIT_FSIZE, "RLIMIT_FSIZE", rlim_t(limits.max_file_bytes));
+  add_limit(plan, RLIMIT_NOFILE, "RLIMIT_NOFILE", rlim_t(limits.max_open_files));
+  if (limits.max_processes != 0) add_limit(plan, RLIMIT_NPROC, "RLIMIT_NPROC", rlim_t(limits.max_processes));
+  add_limit(plan, RLIMIT_AS, "RLIMIT_AS", or_infinity(limits.address_space_bytes));
+  add_limit(plan, RLIMIT_CPU, "RLIMIT_CPU", or_infinity(limits.cpu_seconds));
+}
+
+exec_plan make_plan(const process_spec& spec) {
+  exec_plan plan;
+  plan_candidates(plan, spec);
+  plan_limits(plan, spec.limits);
+  for (auto const& [key, value] : spec.env) plan.env_strings.push_back(key + "=" + value);
+  for (auto const& arg : spec.argv) plan.argv.push_back(const_cast<char*>(arg.c_str()));
+  plan.argv.push_back(nullptr);
+  for (auto& entry : plan.env_strings) plan.envp.push_back(entry.data());
+  plan.envp.push_back(nullptr);
+  // execvp runs a file without a valid header through /bin/sh; slot 1 is filled in the child.
+  plan.sh_argv = {const_cast<char*>("/bin/sh"), nullptr};
+  plan.sh_argv.insert(plan.sh_argv.end(), plan.argv.begin() + 1, plan.argv.end());
+  plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  return plan;
+}
+
+// ---- child side: async-signal-safe calls only ----
+
+[[noreturn]] void child_fail(int report_fd, child_step step, int error_number, int detail = 0) {
+  child_failure const failure{step, error_number, detail};
+  ssize_t written;
+  do {
+    written = ::write(report_fd, &failure, sizeof failure);
+  } while (written < 0 && errno == EINTR);
+  ::_exit(127);
+}
+
+/// Signal dispositions set to "ignore" survive exec; the child starts from the defaults.
+void child_reset_signals() {
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &dfl, nullptr); // EINVAL for RT gaps is fine
+  }
+}
+
+/// Moves a descriptor above 2 so that the dup2 onto 0..2 cannot clobber it.
+int child_lift_fd(int fd, int report_fd) {
+  if (fd > 2) return fd;
+  int const lifted = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (lifted < 0) child_fail(report_fd, child_step::redirect, errno);
+  return lifted;
+}
+
+void child_redirect(int output_fd, int report_fd) {
+  int const null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd < 0) child_fail(report_fd, child_step::stdin_null, errno);
+  if (null_fd != STDIN_FILENO) {
+    if (::dup2(null_fd, STDIN_FILENO) < 0) child_fail(report_fd, child_step::stdin_null, errno);
+    ::close(null_fd);
+  }
+  if (::dup2(output_fd, STDOUT_FILENO) < 0 || ::dup2(output_fd, STDERR_FILENO) < 0) {
+    child_fail(report_fd, child_step::redirect, errno);
+  }
+  // Nothing else the parent had open reaches the program (report_fd is close-on-exec already).
+  if (::syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0) {
+    long const max_fd = ::sysconf(_SC_OPEN_MAX);
+    for (int fd = 3; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+}
+
+[[noreturn]] void child_exec(exec_plan& plan, int report_fd) {
+  int last_errno = ENOENT;
+  bool saw_eacces = false;
+  for (auto& candidate : plan.candidates) {
+    ::execve(candidate.c_str(), plan.argv.data(), plan.envp.data());
+    last_errno = errno;
+    if (last_errno == ENOEXEC) {
+      plan.sh_argv[1] = candidate.data();
+      ::execve("/bin/sh", plan.sh_argv.data(), plan.envp.data());
+      last_errno = errno;
+    }
+    if (last_errno == EACCES) saw_eacces = true;
+    if (last_errno != EACCES && last_errno != ENOENT && last_errno != ENOTDIR) break;
+  }
+  if (saw_eacces && (last_errno == ENOENT || last_errno == ENOTDIR)) last_errno = EACCES;
+  child_fail(report_fd, child_step::exec, last_errno);
+}
+
+[[noreturn]] void child_main(exec_plan& plan, int output_fd, int report_fd) {
+  report_fd = child_lift_fd(report_fd, report_fd);
+  output_fd = child_lift_fd(output_fd, report_fd);
+  child_reset_signals();
+  if (::setsid() < 0) child_fail(report_fd, child_step::setsid, errno);
+  if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) child_fail(report_fd, child_step::chdir, errno);
+  for (std::size_t limit_idx = 0; limit_idx < plan.limits.size(); ++limit_idx) {
+    auto const& limit = plan.limits[limit_idx];
+    if (::setrlimit(limit.resource, &limit.value) != 0) {
+      child_fail(report_fd, child_step::setrlimit, errno, static_cast<int>(limit_idx));
+    }
+  }
+  child_redirect(output_fd, report_fd);
+  child_exec(plan, report_fd);
+}
+
+// ---- parent side ----
+
+std::string describe_failure(const child_failure& failure, const exec_plan& plan, const process_spec& spec) {
+  std::string const why = std::strerror(failure.error_number);
+  switch (failure.step) {
+  case child_step::setsid: return "setsid: " + why;
+  case child_step::chdir: return "chdir(" + spec.cwd + "): " + why;
+  case child_step::setrlimit: {
+    auto const idx = static_cast<std::size_t>(failure.detail);
+    return std::string("setrlimit(") + (idx < plan.limits.size() ? plan.limits[idx].name : "?") + "): " + why;
+  }
+  case child_step::stdin_null: return "stdin from /dev/null: " + why;
+  case child_step::redirect: return "redirecting stdout/stderr: " + why;
+  case child_step::exec: break;
+  }
+  std::string text = "cannot execute '" + spec.argv.front() + "': " + why;
+  if (!plan.search_path.empty()) text += " (searched PATH=" + plan.search_path + ")";
+  return text;
+}
+
+/// Reads the report pipe to its end: nothing means exec succeeded.
+bool read_failure(int report_fd, child_failure& failure) {
+  std::size_t received = 0;
+  auto* bytes = reinterpret_cast<char*>(&failure);
+  while (received < sizeof failure) {
+    ssize_t const got = ::read(report_fd, bytes + received, sizeof failure - received);
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      failure = {child_step::exec, errno, 0};
+      return true;
+    }
+    received += static_cast<std::size_t>(got);
+  }
+  if (received == 0) return false;
+  if (received < sizeof failure) failure = {child_step::exec, EPROTO, 0};
+  return true;
+}
+
+void reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+} // namespace
+
+launch_result launch_child(const process_spec& spec, int output_fd) {
+  if (spec.argv.empty() || spec.argv.front().empty()) return {-1, "argv is empty"};
+  exec_plan plan = make_plan(spec);
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return {-1, std::string("pipe2: ") + std::strerror(errno)};
+  unique_fd report_read(report[0]);
+  unique_fd report_write(report[1]);
+  pid_t const pid = ::fork();
+  if (pid < 0) return {-1, std::string("fork: ") + std::strerror(errno)};
+  if (pid == 0) child_main(plan, output_fd, report_write.get());
+  report_write.reset();
+  child_failure failure;
+  if (!read_failure(report_read.get(), failure)) return {pid, {}};
+  reap(pid);
+  return {-1, describe_failure(failure, plan, spec)};
+}
+
+} // namespace arbiter::sandbox::detail

@@ -1,0 +1,23 @@
+#pragma once
+/// The fork/exec half of the sandbox: starts one child as the leader of a new session with its
+/// rlimits, working directory, environment and output set up, and reports whether exec worked.
+/// Private to the sandbox.
+#include "arbiter/sandbox/process.hpp"
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace arbiter::sandbox::detail {
+
+struct launch_result {
+  pid_t pid = -1;    ///< the running child (also its process group and session id); -1 on failure
+  std::string error; ///< why the child did not start; the child has already been reaped
+};
+
+/// Forks and execs spec.argv with stdin on /dev/null and stdout and stderr on `output_fd`.
+/// Returns once the child has exec'd or failed to; a failure in the child before or at exec comes
+/// back through a close-on-exec pipe as `error`. Never throws for anything the child does.
+launch_result launch_child(const process_spec& spec, int output_fd);
+
+} // namespace arbiter::sandbox::detail

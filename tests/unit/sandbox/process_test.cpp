@@ -1,0 +1,258 @@
+// Real processes through /bin/sh: exit codes, signals, timeouts, group kill, log capping,
+// environment, working directory, rlimits.
+#include "arbiter/common/error.hpp"
+#include "arbiter/sandbox/process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+using namespace arbiter::sandbox;
+
+namespace {
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+/// True once `pid` is gone or a zombie: killed processes linger as zombies until init reaps them.
+bool process_dead(pid_t pid) {
+  for (int attempt_idx = 0; attempt_idx < 100; ++attempt_idx) {
+    std::string const stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+    auto const close_paren = stat.rfind(')');
+    if (stat.empty() || close_paren == std::string::npos) return true;
+    if (stat.size() > close_paren + 2 && stat[close_paren + 2] == 'Z') return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+class process_test : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "arbiter-sandbox-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    m_dir = fs::canonical(pattern);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  process_spec shell(const std::string& script) const {
+    process_spec spec;
+    spec.argv = {"/bin/sh", "-c", script};
+    spec.env = {{"PATH", "/usr/bin:/bin"}};
+    spec.log_path = (m_dir / "log").string();
+    spec.timeout_s = 30;
+    return spec;
+  }
+  std::string log() const { return read_file(m_dir / "log"); }
+
+  fs::path m_dir;
+  posix_process_runner m_runner;
+};
+
+} // namespace
+
+TEST_F(process_test, reports_exit_status) {
+  auto const result = m_runner.run(shell("exit 3"));
+  EXPECT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_EQ(describe(result), "exited with status 3");
+}
+
+TEST_F(process_test, reports_signal) {
+  auto const result = m_runner.run(shell("kill -SEGV $$"));
+  EXPECT_EQ(result.end, process_end::signaled);
+  EXPECT_EQ(result.signal, SIGSEGV);
+  EXPECT_EQ(describe(result), "killed by SIGSEGV (signal 11)");
+}
+
+TEST_F(process_test, times_out_on_wall_clock) {
+  auto spec = shell("sleep 100");
+  spec.timeout_s = 0.5;
+  auto const result = m_runner.run(spec);
+  EXPECT_EQ(result.end, process_end::timed_out);
+  EXPECT_LT(result.wall_s, 10.0);
+  EXPECT_GE(result.wall_s, 0.5);
+  EXPECT_EQ(describe(result), "timed out after 0.5 s (wall clock)");
+}
+
+TEST_F(process_test, kills_a_group_that_ignores_sigterm) {
+  auto spec = shell("trap '' TERM; sleep 100; echo survived");
+  spec.timeout_s = 0.3;
+  spec.kill_grace_s = 0.5;
+  auto const result = m_runner.run(spec);
+  EXPECT_EQ(result.end, process_end::timed_out);
+  EXPECT_GE(result.wall_s, 0.8); // the grace period was given before SIGKILL
+  EXPECT_LT(result.wall_s, 10.0);
+  EXPECT_EQ(log().find("survived"), std::string::npos);
+}
+
+TEST_F(process_test, kills_background_children_holding_the_pipe) {
+  auto const pid_file = m_dir / "pid";
+  auto const result = m_runner.run(shell("sleep 100 & echo $! > " + pid_file.string() + "; exit 0"));
+  EXPECT_EQ(result.end, process_end::exited);
+  EXPECT_LT(result.wall_s, 10.0);
+  pid_t const grandchild = std::stoi(read_file(pid_file));
+  EXPECT_TRUE(process_dead(grandchild));
+}
+
+TEST_F(process_test, kills_background_children_detached_from_the_pipe) {
+  auto const pid_file = m_dir / "pid";
+  auto const result =
+      m_runner.run(shell("sleep 100 >/dev/null 2>&1 & echo $! > " + pid_file.string() + "; exit 0"));
+  EXPECT_EQ(result.end, process_end::exited);
+  pid_t const grandchild = std::stoi(read_file(pid_file));
+  EXPECT_TRUE(process_dead(grandchild));
+}
+
+TEST_F(process_test, captures_stdout_and_stderr_together) {
+  auto const result = m_runner.run(shell("printf hello; printf world >&2"));
+  EXPECT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(log(), "helloworld");
+  EXPECT_EQ(result.output_bytes, 10u);
+  EXPECT_FALSE(result.truncated);
+}
+
+TEST_F(process_test, truncates_a_flood_to_head_and_tail) {
+  auto spec = shell("yes abcdefghi | head -c 5000000");
+  spec.log_head_bytes = 1000;
+  spec.log_tail_bytes = 2005; // not a multiple of the line length: the tail starts mid-line
+  auto const result = m_runner.run(spec);
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(result.output_bytes, 5000000u);
+  EXPECT_TRUE(result.truncated);
+  std::string full;
+  for (int line_idx = 0; line_idx < 500000; ++line_idx) full += "abcdefghi\n";
+  std::string const expected =
+      full.substr(0, 1000) + "\n[... 4996995 bytes elided ...]\n" + full.substr(full.size() - 2005);
+  EXPECT_EQ(log(), expected);
+}
+
+TEST_F(process_test, keeps_everything_that_fits_head_plus_tail) {
+  auto spec = shell("printf 0123456789abcdefghij");
+  spec.log_head_bytes = 8;
+  spec.log_tail_bytes = 12;
+  auto const result = m_runner.run(spec);
+  EXPECT_FALSE(result.truncated);
+  EXPECT_EQ(log(), "0123456789abcdefghij");
+}
+
+TEST_F(process_test, environment_is_exactly_the_spec) {
+  process_spec spec = shell("");
+  spec.argv = {"env"}; // found through spec.env's PATH
+  spec.env = {{"PATH", "/usr/bin:/bin"}, {"ARBITER_X", "two words"}};
+  ::setenv("ARBITER_SANDBOX_LEAK", "1", 1);
+  auto const result = m_runner.run(spec);
+  ::unsetenv("ARBITER_SANDBOX_LEAK");
+  ASSERT_EQ(result.end, process_end::exited) << describe(result);
+  EXPECT_EQ(log(), "ARBITER_X=two words\nPATH=/usr/bin:/bin\n");
+}
+
+TEST_F(process_test, honours_cwd) {
+  fs::create_directory(m_dir / "work");
+  auto spec = shell("pwd -P");
+  spec.cwd = (m_dir / "work").string();
+  m_runner.run(spec);
+  EXPECT_EQ(log(), (m_dir / "work").string() + "\n");
+}
+
+TEST_F(process_test, missing_program_fails_to_start) {
+  auto spec = shell("");
+  spec.argv = {"arbiter-no-such-program", "x"};
+  auto const result = m_runner.run(spec);
+  EXPECT_EQ(result.end, process_end::failed_to_start);
+  EXPECT_NE(result.error.find("No such file or directory"), std::string::npos) << result.error;
+  EXPECT_EQ(describe(result).rfind("failed to start: cannot execute 'arbiter-no-such-program'", 0), 0u)
+      << describe(result);
+}
+
+TEST_F(process_test, missing_cwd_fails_to_start) {
+  auto spec = shell("true");
+  spec.cwd = (m_dir / "absent").string();
+  auto const result = m_runner.run(spec);
+  EXPECT_EQ(result.end, process_end::failed_to_start);
+  EXPECT_NE(result.error.find("chdir("), std::string::npos) << result.error;
+}
+
+TEST_F(process_test, empty_argv_fails_to_start) {
+  auto spec = shell("");
+  spec.argv.clear();
+  EXPECT_EQ(m_runner.run(spec).end, process_end::failed_to_start);
+}
+
+TEST_F(process_test, runs_a_script_without_shebang_through_sh) {
+  auto const script = m_dir / "script";
+  std::ofstream(script) << "echo via-sh\n";
+  fs::permissions(script, fs::perms::owner_all);
+  auto spec = shell("");
+  spec.argv = {script.string()};
+  auto const result = m_runner.run(spec);
+  EXPECT_EQ(result.end, process_end::exited) << describe(result);
+  EXPECT_EQ(log(), "via-sh\n");
+}
+
+TEST_F(process_test, honours_file_size_limit) {
+  auto spec = shell("head -c 5000 /dev/zero > big");
+  spec.cwd = m_dir.string();
+  spec.limits.max_file_bytes = 1000;
+  auto const result = m_runner.run(spec);
+  EXPECT_EQ(result.end, process_end::exited);
+  EXPECT_NE(result.exit_code, 0); // head dies of SIGXFSZ
+  EXPECT_EQ(fs::file_size(m_dir / "big"), 1000u);
+}
+
+TEST_F(process_test, sets_core_and_open_file_limits) {
+  auto spec = shell("ulimit -c; ulimit -n");
+  spec.limits.max_open_files = 64;
+  m_runner.run(spec);
+  EXPECT_EQ(log(), "0\n64\n");
+}
+
+TEST_F(process_test, child_sees_only_standard_descriptors) {
+  int const leaked = ::open("/dev/null", O_RDONLY); // deliberately without O_CLOEXEC
+  ASSERT_GE(leaked, 0);
+  auto const result = m_runner.run(shell("ls /proc/self/fd"));
+  ::close(leaked);
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(log(), "0\n1\n2\n3\n"); // 3 is ls's own handle on the directory
+}
+
+TEST_F(process_test, stdin_is_empty) {
+  m_runner.run(shell("wc -c"));
+  EXPECT_EQ(log(), "0\n");
+}
+
+TEST_F(process_test, unwritable_log_throws_io_error) {
+  auto spec = shell("true");
+  spec.log_path = (m_dir / "absent" / "log").string();
+  EXPECT_THROW(m_runner.run(spec), arbiter::io_error);
+}
+
+TEST(describe, names_each_end) {
+  process_result result;
+  result.end = process_end::timed_out;
+  result.timeout_s = 30;
+  EXPECT_EQ(describe(result), "timed out after 30.0 s (wall clock)");
+  result.end = process_end::signaled;
+  result.signal = SIGKILL;
+  EXPECT_EQ(describe(result), "killed by SIGKILL (signal 9)");
+  result.signal = 40;
+  EXPECT_EQ(describe(result), "killed by signal 40");
+  result.end = process_end::failed_to_start;
+  result.error = "fork: Resource temporarily unavailable";
+  EXPECT_EQ(describe(result), "failed to start: fork: Resource temporarily unavailable");
+}
