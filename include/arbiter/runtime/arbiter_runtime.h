@@ -14,6 +14,13 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; only these declarations are exported. */
+#if defined(__GNUC__)
+#define ARB_API __attribute__((visibility("default")))
+#else
+#define ARB_API
+#endif
+
 #define ARB_MAX_NDIM 8
 
 enum arb_value_kind { ARB_KIND_TENSOR = 0, ARB_KIND_INT = 1, ARB_KIND_FLOAT = 2, ARB_KIND_BOOL = 3, ARB_KIND_NONE = 4 };
@@ -32,31 +39,32 @@ enum arb_device { ARB_DEVICE_CPU = 0, ARB_DEVICE_CUDA = 1 };
 #define ARB_E_ARG (-3)
 #define ARB_E_CUDA (-4)
 #define ARB_E_CALLBACK (-5)
+#define ARB_E_INTERNAL (-6) /* a bug in the runtime or out of memory */
 
-const char* arb_last_error(void);
+ARB_API const char* arb_last_error(void);
 
 /* ---- tensor bundles (.arbb, docs/protocol.md) ---- */
 typedef struct arb_writer arb_writer;
 typedef struct arb_reader arb_reader;
 
-int arb_writer_open(const char* path, arb_writer** out);
+ARB_API int arb_writer_open(const char* path, arb_writer** out);
 /* data points to nbytes of C-contiguous host memory; shape may be NULL when ndim == 0. */
-int arb_writer_add(arb_writer* w, int32_t kind, int32_t dtype, int32_t ndim, const int64_t* shape,
+ARB_API int arb_writer_add(arb_writer* w, int32_t kind, int32_t dtype, int32_t ndim, const int64_t* shape,
                    const void* data, uint64_t nbytes);
 /* Writes the header count and closes; frees w in every case. */
-int arb_writer_close(arb_writer* w);
+ARB_API int arb_writer_close(arb_writer* w);
 
-int arb_reader_open(const char* path, arb_reader** out);
-int64_t arb_reader_count(const arb_reader* r);
+ARB_API int arb_reader_open(const char* path, arb_reader** out);
+ARB_API int64_t arb_reader_count(const arb_reader* r);
 /* shape must hold ARB_MAX_NDIM entries. */
-int arb_reader_info(const arb_reader* r, int64_t idx, int32_t* kind, int32_t* dtype, int32_t* ndim,
+ARB_API int arb_reader_info(const arb_reader* r, int64_t idx, int32_t* kind, int32_t* dtype, int32_t* ndim,
                     int64_t* shape, uint64_t* nbytes);
 /* Copies value idx's bytes into dst (dst_bytes must equal its nbytes). */
-int arb_reader_copy(arb_reader* r, int64_t idx, void* dst, uint64_t dst_bytes);
-void arb_reader_close(arb_reader* r);
+ARB_API int arb_reader_copy(arb_reader* r, int64_t idx, void* dst, uint64_t dst_bytes);
+ARB_API void arb_reader_close(arb_reader* r);
 
 /* ---- hashing: XXH3 64-bit of host memory, for input-integrity checks ---- */
-uint64_t arb_hash_bytes(const void* data, uint64_t nbytes, uint64_t seed);
+ARB_API uint64_t arb_hash_bytes(const void* data, uint64_t nbytes, uint64_t seed);
 
 /* ---- timing ----
  * The timing loop lives here, not in Python, so code in the measured process cannot patch it.
@@ -86,11 +94,11 @@ typedef struct {
  * clock, fn, end clock, full-device synchronise. On cuda the clock is a pair of events recorded on
  * config.stream; on cpu it is the monotonic host clock. Writes the JSON of docs/protocol.md to
  * json_path (unless NULL) and fills *out. */
-int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,
+ARB_API int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,
              arb_timing_result* out);
 
 /* Full-device synchronise (cuda) — a no-op on cpu. */
-int arb_device_synchronize(int32_t device);
+ARB_API int arb_device_synchronize(int32_t device);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,77 @@
+#include "cuda_driver.hpp"
+
+#include "arbiter/runtime/arbiter_runtime.h"
+#include "failure.hpp"
+
+#include <dlfcn.h>
+
+namespace arbiter::runtime {
+
+namespace {
+
+template <typename fn_ptr>
+void bind(void* library, fn_ptr& slot, const char* name, bool required) {
+  slot = reinterpret_cast<fn_ptr>(dlsym(library, name));
+  if (!slot && required) fail(ARB_E_CUDA, std::string("libcuda.so.1 lacks ") + name);
+}
+
+// Prefer the versioned symbol where the driver has it; the unversioned one keeps the old ABI.
+template <typename fn_ptr>
+void bind_either(void* library, fn_ptr& slot, const char* newer, const char* older) {
+  bind(library, slot, newer, false);
+  if (!slot) bind(library, slot, older, true);
+}
+
+cuda_driver load_driver() {
+  // RTLD_NOLOAD first: inside PyTorch the driver is already mapped and that handle is the one
+  // whose context we must use; a plain dlopen returns the same handle anyway.
+  void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!library) library = dlopen("libcuda.so.1", RTLD_NOW);
+  if (!library) {
+    const char* reason = dlerror();
+    fail(ARB_E_CUDA, std::string("CUDA driver unavailable: cannot load libcuda.so.1: ") + (reason ? reason : "?"));
+  }
+  cuda_driver driver;
+  bind(library, driver.ctx_get_current, "cuCtxGetCurrent", true);
+  bind(library, driver.ctx_get_device, "cuCtxGetDevice", true);
+  bind(library, driver.ctx_synchronize, "cuCtxSynchronize", true);
+  bind(library, driver.ctx_reset_persisting_l2, "cuCtxResetPersistingL2Cache", false);
+  bind(library, driver.device_get_attribute, "cuDeviceGetAttribute", true);
+  bind(library, driver.mem_alloc, "cuMemAlloc_v2", true);
+  bind(library, driver.mem_free, "cuMemFree_v2", true);
+  bind(library, driver.memset_d32_async, "cuMemsetD32Async", true);
+  bind(library, driver.event_create, "cuEventCreate", true);
+  bind_either(library, driver.event_destroy, "cuEventDestroy_v2", "cuEventDestroy");
+  bind(library, driver.event_record, "cuEventRecord", true);
+  bind_either(library, driver.event_elapsed_time, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+  bind(library, driver.get_error_name, "cuGetErrorName", false);
+  return driver;
+}
+
+} // namespace
+
+const cuda_driver& cuda_driver::get() {
+  // A static initialiser that throws is retried on the next call, so a failed load is not sticky.
+  static const cuda_driver driver = load_driver();
+  return driver;
+}
+
+void cuda_driver::check(cu_result rc, const char* what) const {
+  if (rc == 0) return;
+  const char* name = nullptr;
+  if (get_error_name) get_error_name(rc, &name);
+  fail(ARB_E_CUDA, std::string(what) + ": CUDA error " + std::to_string(rc) + " (" + (name ? name : "unknown") + ")");
+}
+
+cu_device cuda_driver::current_device() const {
+  cu_context context = nullptr;
+  check(ctx_get_current(&context), "cuCtxGetCurrent");
+  if (!context)
+    fail(ARB_E_CUDA, "no CUDA context is current on the calling thread (initialise CUDA, e.g. through PyTorch, "
+                     "on this thread before timing)");
+  cu_device device = 0;
+  check(ctx_get_device(&device), "cuCtxGetDevice");
+  return device;
+}
+
+} // namespace arbiter::runtime

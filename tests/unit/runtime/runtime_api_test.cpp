@@ -1,0 +1,138 @@
+// arb_time and arb_device_synchronize through the C ABI, on the real host clock.
+#include "arbiter/runtime/arbiter_runtime.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct counting_state {
+  std::vector<int64_t> calls;
+  int64_t fail_at = -1;
+  std::chrono::microseconds sleep{0};
+};
+
+int counting_call(void* user, int64_t call_idx) {
+  auto& state = *static_cast<counting_state*>(user);
+  state.calls.push_back(call_idx);
+  if (state.sleep.count() > 0) std::this_thread::sleep_for(state.sleep);
+  return call_idx == state.fail_at ? 1 : 0;
+}
+
+arb_timing_config cpu_config() {
+  arb_timing_config config{};
+  config.device = ARB_DEVICE_CPU;
+  config.warmup_calls = 3;
+  config.min_samples = 5;
+  config.max_samples = 5;
+  config.min_time_s = 1000; // the noise rule cannot stop the loop unless a test lowers this
+  config.max_time_s = 2000;
+  config.target_rel_noise = 0.01;
+  config.l2_flush_bytes = 1 << 16; // keep the tests fast; the default 64 MiB is for real runs
+  return config;
+}
+
+fs::path temp_path(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("arbiter_runtime_api_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+} // namespace
+
+TEST(arb_time, cpu_counts_warmup_and_stops_at_max_samples) {
+  counting_state state;
+  const arb_timing_config config = cpu_config();
+  const fs::path json_path = temp_path("max_samples.json");
+  arb_timing_result result{};
+  ASSERT_EQ(arb_time(&config, counting_call, &state, json_path.c_str(), &result), ARB_OK) << arb_last_error();
+  EXPECT_EQ(state.calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(result.samples, 5);
+  EXPECT_EQ(result.stop, 2);
+  EXPECT_LE(result.min_ms, result.median_ms);
+  EXPECT_LE(result.median_ms, result.max_ms);
+
+  std::ifstream in(json_path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["device"], "cpu");
+  EXPECT_EQ(doc["clock"], "steady_clock");
+  EXPECT_EQ(doc["warmup"], 3);
+  EXPECT_EQ(doc["stop"], "max_samples");
+  EXPECT_EQ(doc["times_ms"].size(), 5u);
+  EXPECT_DOUBLE_EQ(doc["median_ms"].get<double>(), result.median_ms);
+}
+
+TEST(arb_time, cpu_stops_at_max_time) {
+  counting_state state;
+  state.sleep = std::chrono::microseconds(2000);
+  arb_timing_config config = cpu_config();
+  config.max_samples = 1000000;
+  config.max_time_s = 0.05;
+  arb_timing_result result{};
+  ASSERT_EQ(arb_time(&config, counting_call, &state, nullptr, &result), ARB_OK) << arb_last_error();
+  EXPECT_EQ(result.stop, 1);
+  EXPECT_GE(result.samples, 1);
+  EXPECT_LE(result.samples, 26); // each sample sleeps 2 ms within a 50 ms budget
+  EXPECT_GE(result.median_ms, 2.0);
+}
+
+TEST(arb_time, cpu_stops_on_noise) {
+  counting_state state;
+  arb_timing_config config = cpu_config();
+  config.min_samples = 4;
+  config.max_samples = 1000;
+  config.min_time_s = 0;
+  config.target_rel_noise = 1e9; // any measured spread satisfies it
+  arb_timing_result result{};
+  ASSERT_EQ(arb_time(&config, counting_call, &state, nullptr, &result), ARB_OK) << arb_last_error();
+  EXPECT_EQ(result.stop, 0);
+  EXPECT_EQ(result.samples, 4);
+}
+
+TEST(arb_time, callback_failure_returns_callback_error) {
+  counting_state state;
+  state.fail_at = 4;
+  const arb_timing_config config = cpu_config();
+  const fs::path json_path = temp_path("failed.json");
+  fs::remove(json_path);
+  arb_timing_result result{};
+  EXPECT_EQ(arb_time(&config, counting_call, &state, json_path.c_str(), &result), ARB_E_CALLBACK);
+  EXPECT_NE(std::string(arb_last_error()).find("forward call 4"), std::string::npos) << arb_last_error();
+  EXPECT_EQ(state.calls.back(), 4); // no call after the failing one
+  EXPECT_FALSE(fs::exists(json_path));
+}
+
+TEST(arb_time, invalid_config_is_an_argument_error) {
+  counting_state state;
+  arb_timing_config config = cpu_config();
+  config.max_samples = 2; // below min_samples
+  EXPECT_EQ(arb_time(&config, counting_call, &state, nullptr, nullptr), ARB_E_ARG);
+  config = cpu_config();
+  config.device = 7;
+  EXPECT_EQ(arb_time(&config, counting_call, &state, nullptr, nullptr), ARB_E_ARG);
+  EXPECT_EQ(arb_time(nullptr, counting_call, &state, nullptr, nullptr), ARB_E_ARG);
+  EXPECT_TRUE(state.calls.empty());
+}
+
+// This test process never initialises CUDA, so whether or not the machine has a driver, a cuda
+// request must fail cleanly (no driver, or no current context) rather than crash.
+TEST(arb_time, cuda_without_driver_or_context_is_a_cuda_error) {
+  counting_state state;
+  arb_timing_config config = cpu_config();
+  config.device = ARB_DEVICE_CUDA;
+  EXPECT_EQ(arb_time(&config, counting_call, &state, nullptr, nullptr), ARB_E_CUDA);
+  const std::string message = arb_last_error();
+  EXPECT_TRUE(message.find("libcuda") != std::string::npos || message.find("context") != std::string::npos) << message;
+  EXPECT_TRUE(state.calls.empty());
+  EXPECT_EQ(arb_device_synchronize(ARB_DEVICE_CUDA), ARB_E_CUDA);
+  EXPECT_EQ(arb_device_synchronize(ARB_DEVICE_CPU), ARB_OK);
+}

@@ -1,0 +1,153 @@
+// Statistics, stopping rule and the sampling loop of the runtime, driven by a fake clock and a
+// fake wall clock so that every stop reason is reached deterministically.
+#include "arbiter/runtime/timing.hpp"
+#include "arbiter/runtime/timing_stats.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+using namespace arbiter::runtime;
+
+namespace {
+
+// Returns times from a cycle of values and records what the loop asked of it.
+class fake_clock final : public sample_clock {
+public:
+  explicit fake_clock(std::vector<double> cycle_ms) : m_cycle_ms(std::move(cycle_ms)) {}
+  const char* device_name() const noexcept override { return "cpu"; }
+  const char* clock_name() const noexcept override { return "fake"; }
+  void prepare(int64_t sample_idx) override { prepared.push_back(sample_idx); }
+  double time_call(const std::function<void()>& call) override {
+    call();
+    return m_cycle_ms[timed++ % m_cycle_ms.size()];
+  }
+  std::vector<int64_t> prepared;
+  size_t timed = 0;
+
+private:
+  std::vector<double> m_cycle_ms;
+};
+
+// Each reading advances by step_s, so elapsed time grows by step_s per sample (steps that are
+// powers of two keep the sums exact).
+wall_fn stepping_wall(double step_s) {
+  return [now = 0.0, step_s]() mutable { return now += step_s; };
+}
+
+} // namespace
+
+TEST(timing_stats, summarizes_a_known_sample_set) {
+  const std::vector<double> times = {5, 1, 4, 2, 3};
+  const timing_stats stats = summarize_samples(times);
+  EXPECT_EQ(stats.samples, 5);
+  EXPECT_DOUBLE_EQ(stats.median_ms, 3);
+  EXPECT_DOUBLE_EQ(stats.p10_ms, 1.4);
+  EXPECT_DOUBLE_EQ(stats.p90_ms, 4.6);
+  EXPECT_DOUBLE_EQ(stats.mean_ms, 3);
+  EXPECT_DOUBLE_EQ(stats.min_ms, 1);
+  EXPECT_DOUBLE_EQ(stats.max_ms, 5);
+  EXPECT_DOUBLE_EQ(stats.stddev_ms, std::sqrt(2.5));
+  EXPECT_NEAR(stats.rel_noise, 1.2533 * std::sqrt(2.5) / std::sqrt(5.0) / 3, 1e-12);
+}
+
+TEST(timing_stats, even_count_median_interpolates) {
+  const std::vector<double> times = {10, 2, 4, 8};
+  const timing_stats stats = summarize_samples(times);
+  EXPECT_DOUBLE_EQ(stats.median_ms, 6);
+  EXPECT_DOUBLE_EQ(stats.p10_ms, 2.6); // position 0.3 between 2 and 4
+}
+
+TEST(timing_stats, degenerate_sets) {
+  EXPECT_THROW(summarize_samples(std::vector<double>{}), std::invalid_argument);
+  const timing_stats one = summarize_samples(std::vector<double>{2.5});
+  EXPECT_DOUBLE_EQ(one.median_ms, 2.5);
+  EXPECT_TRUE(std::isinf(one.rel_noise)); // one sample says nothing about noise
+  EXPECT_DOUBLE_EQ(summarize_samples(std::vector<double>{2, 2, 2}).rel_noise, 0);
+}
+
+TEST(timing_stats, stopping_rule) {
+  const stop_rule rule{10, 100, 0.5, 2.0, 0.01};
+  EXPECT_EQ(should_stop(rule, 9, 1.0, 0.001), std::nullopt);  // too few samples
+  EXPECT_EQ(should_stop(rule, 10, 0.4, 0.001), std::nullopt); // too little time
+  EXPECT_EQ(should_stop(rule, 10, 0.5, 0.001), stop_reason::noise);
+  EXPECT_EQ(should_stop(rule, 50, 1.0, 0.02), std::nullopt);
+  EXPECT_EQ(should_stop(rule, 50, 2.0, 0.02), stop_reason::max_time);
+  EXPECT_EQ(should_stop(rule, 100, 1.0, 0.02), stop_reason::max_samples);
+  EXPECT_EQ(should_stop(rule, 100, 2.0, 0.001), stop_reason::noise); // converged wins
+  EXPECT_STREQ(stop_reason_name(stop_reason::max_time), "max_time");
+}
+
+TEST(timing_loop, warms_up_then_samples_with_consecutive_call_indices) {
+  fake_clock clock({1.0, 3.0});
+  std::vector<int64_t> calls;
+  const stop_rule rule{4, 6, 0.0, 1e9, 0.0};
+  const timing_run run = run_timing(rule, 3, clock, [&](int64_t call_idx) { calls.push_back(call_idx); return 0; },
+                                    stepping_wall(0.001));
+  EXPECT_EQ(run.stop, stop_reason::max_samples);
+  EXPECT_EQ(run.warmup, 3);
+  EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(clock.prepared, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(run.times_ms, (std::vector<double>{1, 3, 1, 3, 1, 3}));
+  EXPECT_DOUBLE_EQ(run.stats.median_ms, 2);
+}
+
+TEST(timing_loop, stops_on_noise_once_minimums_hold) {
+  fake_clock clock({2.0, 2.0, 2.1});
+  const stop_rule rule{5, 1000, 2.5, 1e9, 0.02};
+  const timing_run run = run_timing(rule, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
+  EXPECT_EQ(run.stop, stop_reason::noise);
+  EXPECT_EQ(run.stats.samples, 10); // min_time (10 steps of 0.25 s) binds after min_samples
+  EXPECT_LE(run.stats.rel_noise, 0.02);
+}
+
+TEST(timing_loop, stops_at_max_time_when_noise_never_settles) {
+  fake_clock clock({1.0, 9.0});
+  const stop_rule rule{2, 1000000, 0.0, 12.5, 1e-9};
+  const timing_run run = run_timing(rule, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
+  EXPECT_EQ(run.stop, stop_reason::max_time);
+  EXPECT_EQ(run.stats.samples, 50);
+}
+
+TEST(timing_loop, callback_failure_throws_with_the_call_index) {
+  fake_clock clock({1.0});
+  const stop_rule rule{5, 10, 0.0, 1e9, 0.0};
+  try {
+    run_timing(rule, 2, clock, [](int64_t call_idx) { return call_idx == 4 ? 7 : 0; }, stepping_wall(0.001));
+    FAIL() << "expected a failure";
+  } catch (const std::runtime_error& failure) {
+    EXPECT_NE(std::string(failure.what()).find("forward call 4"), std::string::npos) << failure.what();
+  }
+}
+
+TEST(timing_loop, rejects_invalid_rules) {
+  fake_clock clock({1.0});
+  const auto ok = [](int64_t) { return 0; };
+  EXPECT_THROW(run_timing(stop_rule{0, 10, 0, 1, 0.1}, 0, clock, ok), std::runtime_error);
+  EXPECT_THROW(run_timing(stop_rule{10, 5, 0, 1, 0.1}, 0, clock, ok), std::runtime_error);
+  EXPECT_THROW(run_timing(stop_rule{1, 5, -1, 1, 0.1}, 0, clock, ok), std::runtime_error);
+  EXPECT_THROW(run_timing(stop_rule{1, 5, 0, 1, 0.1}, -1, clock, ok), std::runtime_error);
+  EXPECT_TRUE(clock.prepared.empty());
+}
+
+TEST(timing_json, has_the_protocol_fields) {
+  fake_clock clock({1.0, 2.0, 3.0});
+  const timing_run run = run_timing(stop_rule{3, 3, 0, 1e9, 0}, 2, clock, [](int64_t) { return 0; });
+  const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
+  EXPECT_EQ(doc["device"], "cpu");
+  EXPECT_EQ(doc["clock"], "fake");
+  EXPECT_EQ(doc["samples"], 3);
+  EXPECT_EQ(doc["warmup"], 2);
+  EXPECT_EQ(doc["median_ms"], 2.0);
+  EXPECT_EQ(doc["p10_ms"], 1.2);
+  EXPECT_EQ(doc["max_ms"], 3.0);
+  EXPECT_EQ(doc["stop"], "max_samples");
+  EXPECT_EQ(doc["times_ms"], (std::vector<double>{1, 2, 3}));
+  for (const char* key : {"p90_ms", "mean_ms", "min_ms", "rel_noise"}) EXPECT_TRUE(doc.contains(key)) << key;
+
+  const timing_run single = run_timing(stop_rule{1, 1, 0, 1e9, 0}, 0, clock, [](int64_t) { return 0; });
+  EXPECT_TRUE(nlohmann::json::parse(timing_json(single))["rel_noise"].is_null());
+}
