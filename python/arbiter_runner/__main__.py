@@ -1,0 +1,68 @@
+"""python3 -m arbiter_runner reference|candidate <job.json>
+
+Exit status: 0 after the "done" event, 1 after an "error" event, 2 when the job file itself is
+unusable (no event log can be written then; the message goes to stderr)."""
+import json
+import platform
+import sys
+
+import torch
+
+from . import candidate, reference
+from . import runtime as rt
+from .events import EventLog
+from .phases import PhaseFailed, phase
+
+MODES = {"reference": reference.run, "candidate": candidate.run}
+
+
+def _read_job(argv):
+    if len(argv) != 2 or argv[0] not in MODES:
+        raise ValueError("usage: python3 -m arbiter_runner reference|candidate <job.json>")
+    mode, job_path = argv
+    with open(job_path, encoding="utf-8") as file:
+        job = json.load(file)
+    if job.get("mode", mode) != mode:
+        raise ValueError(f"{job_path}: job mode {job.get('mode')!r} but runner mode {mode!r}")
+    return mode, job
+
+
+def _check_device(job):
+    if job["device"] not in rt.DEVICE_CODES:
+        raise ValueError(f"unknown device {job['device']!r}")
+    if job["device"] == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device cuda requested but torch.cuda.is_available() is False")
+
+
+def run(mode, job, events):
+    try:
+        with phase(events, "init"):
+            _check_device(job)
+            runtime = rt.load(job.get("runtime_lib"))
+        with torch.no_grad():
+            MODES[mode](job, runtime, events)
+    except PhaseFailed:
+        return 1
+    except Exception as exc:  # a malformed job key, outside any phase: still an error event
+        events.error("init", exc)
+        return 1
+    events.emit("done")
+    return 0
+
+
+def main(argv):
+    try:
+        mode, job = _read_job(argv)
+        events = EventLog(job["events_file"])
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"arbiter_runner: {exc}", file=sys.stderr)
+        return 2
+    events.emit("start", mode=mode, python=platform.python_version(), torch=torch.__version__, device=job["device"])
+    try:
+        return run(mode, job, events)
+    finally:
+        events.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,23 @@
+"""The runner's event log (events.jsonl): one JSON object per line, flushed as written so that
+the orchestrator learns how far a process got even when it is killed."""
+import json
+import os
+import traceback
+
+
+class EventLog:
+    def __init__(self, path):
+        os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+        self._file = open(path, "a", encoding="utf-8")
+
+    def emit(self, event, **fields):
+        self._file.write(json.dumps({"event": event, **fields}) + "\n")
+        self._file.flush()
+
+    def error(self, phase, exc, **fields):
+        """Records exc as the run's failure in phase (load, init, case or timing)."""
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        self.emit("error", phase=phase, type=type(exc).__name__, message=str(exc), traceback=text, **fields)
+
+    def close(self):
+        self._file.close()

@@ -1,0 +1,64 @@
+"""Loading Python files by path, and calling a problem's get_inputs / get_init_inputs with the
+shape parameters of problem.toml (docs/protocol.md)."""
+import importlib.util
+import inspect
+import os
+import sys
+
+
+def load_module(path, name):
+    """Imports the file at path as module `name`, with its folder first on sys.path so that it can
+    import its siblings. Exceptions from the module's code propagate."""
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # before exec: dataclasses and pickling look the module up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def require(module, name, path):
+    """module.name, or an AttributeError naming the file."""
+    value = getattr(module, name, None)
+    if value is None:
+        raise AttributeError(f"{path} defines no {name}")
+    return value
+
+
+def _keyword_names(fn):
+    """(accepts **kwargs, names it accepts by keyword)."""
+    params = inspect.signature(fn).parameters.values()
+    var_keyword = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    names = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                  inspect.Parameter.KEYWORD_ONLY)}
+    return var_keyword, names
+
+
+def call_with_shape(fn, module, params):
+    """Calls fn with the shape params it accepts: all of them if it takes **kwargs, else those
+    whose names it declares. Module-level names equal to a param are set to its value as well, so
+    that a bare KernelBench file whose functions read module constants honours the shape."""
+    params = dict(params or {})
+    for key, value in params.items():
+        if hasattr(module, key):
+            setattr(module, key, value)
+    var_keyword, names = _keyword_names(fn)
+    if var_keyword:
+        return fn(**params)
+    return fn(**{key: value for key, value in params.items() if key in names})
+
+
+def as_list(values, what):
+    """get_inputs / get_init_inputs results as a list (KernelBench returns lists; tuples occur)."""
+    if isinstance(values, (list, tuple)):
+        return list(values)
+    raise TypeError(f"{what} returned {type(values).__name__}, expected a list")

@@ -1,0 +1,69 @@
+"""Reference mode: a clean process (it never loads a solution) that writes each shape's
+constructor arguments, weights, input sets and expected outputs, then times the reference."""
+import torch
+
+from . import problem, tensors
+from .bundle import read_bundle, write_bundle
+from .phases import case_path, phase, shape_path, timing_path
+from .timing import time_model
+
+
+def _load(job, events):
+    path = job["problem_file"]
+    with phase(events, "load"):
+        module = problem.load_module(path, "reference")
+        for name in ("Model", "get_inputs", "get_init_inputs"):
+            problem.require(module, name, path)
+    events.emit("loaded")
+    return module
+
+
+def _build(job, runtime, events, module, shape_idx, params):
+    with phase(events, "init", shape_idx=shape_idx):
+        torch.manual_seed(job["weights_seed"])
+        init = problem.as_list(problem.call_with_shape(module.get_init_inputs, module, params), "get_init_inputs")
+        model = module.Model(*init).to(job["device"]).eval()
+        write_bundle(runtime, shape_path(job["exchange_dir"], shape_idx, "init.arbb"), init)
+        torch.save(model.state_dict(), shape_path(job["exchange_dir"], shape_idx, "state.pt"))
+    return model
+
+
+def _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params):
+    device = job["device"]
+    with phase(events, "case", shape_idx=shape_idx, seed_idx=seed_idx):
+        torch.manual_seed(job["seeds"][seed_idx])
+        inputs = problem.as_list(problem.call_with_shape(module.get_inputs, module, params), "get_inputs")
+        inputs = tensors.to_device(inputs, device)
+        # Written before the call: a reference that works in place must not change what the
+        # candidate receives.
+        write_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), inputs)
+        before = tensors.hash_values(runtime, inputs, device)
+        outputs = tensors.normalise_outputs(model(*inputs))
+        tensors.synchronize(device)
+        after = tensors.hash_values(runtime, inputs, device)
+        write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
+    events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after)
+
+
+def time_shape(job, runtime, events, model, shape_idx):
+    """Times model on the shape's input sets as written to the exchange, so the reference and
+    the candidate are timed on identical, unmutated inputs."""
+    device = job["device"]
+    with phase(events, "timing", shape_idx=shape_idx):
+        input_sets = [read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
+                      for seed_idx in range(int(job["num_seeds"]))]
+        time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx))
+    events.emit("timed", shape_idx=shape_idx)
+
+
+def run(job, runtime, events):
+    """Runs every shape; raises PhaseFailed after writing an error event."""
+    module = _load(job, events)
+    if len(job["seeds"]) != int(job["num_seeds"]):
+        raise ValueError(f"job has {len(job['seeds'])} seeds but num_seeds {job['num_seeds']}")
+    for shape_idx, shape in enumerate(job["shapes"]):
+        params = shape.get("params", {})
+        model = _build(job, runtime, events, module, shape_idx, params)
+        for seed_idx in range(len(job["seeds"])):
+            _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params)
+        time_shape(job, runtime, events, model, shape_idx)

@@ -1,0 +1,109 @@
+"""ctypes binding of libarbiter_runtime (include/arbiter/runtime/arbiter_runtime.h).
+
+The C library holds everything the measured process must not be able to patch from Python: the
+bundle format, hashing and the timing loop. Every call is checked; a failure raises RuntimeError
+with the library's own message.
+"""
+import ctypes
+import os
+
+ARB_MAX_NDIM = 8
+ARB_E_CALLBACK = -5
+
+DEVICE_CODES = {"cpu": 0, "cuda": 1}
+STOP_NAMES = {0: "noise", 1: "max_time", 2: "max_samples"}
+
+CALL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int64)
+
+
+class TimingConfig(ctypes.Structure):
+    _fields_ = [
+        ("device", ctypes.c_int32),
+        ("warmup_calls", ctypes.c_int32),
+        ("min_samples", ctypes.c_int64),
+        ("max_samples", ctypes.c_int64),
+        ("min_time_s", ctypes.c_double),
+        ("max_time_s", ctypes.c_double),
+        ("target_rel_noise", ctypes.c_double),
+        ("stream", ctypes.c_uint64),
+        ("l2_flush_bytes", ctypes.c_uint64),
+    ]
+
+
+class TimingResult(ctypes.Structure):
+    _fields_ = [
+        ("samples", ctypes.c_int64),
+        ("median_ms", ctypes.c_double),
+        ("p10_ms", ctypes.c_double),
+        ("p90_ms", ctypes.c_double),
+        ("mean_ms", ctypes.c_double),
+        ("min_ms", ctypes.c_double),
+        ("max_ms", ctypes.c_double),
+        ("rel_noise", ctypes.c_double),
+        ("stop", ctypes.c_int32),
+    ]
+
+
+class RuntimeFailure(RuntimeError):
+    """A runtime call failed; code is the ARB_E_* value."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def _declare(lib):
+    c = ctypes
+    p = c.c_void_p
+    signatures = {
+        "arb_last_error": (c.c_char_p, []),
+        "arb_writer_open": (c.c_int, [c.c_char_p, c.POINTER(p)]),
+        "arb_writer_add": (c.c_int, [p, c.c_int32, c.c_int32, c.c_int32, c.POINTER(c.c_int64), p, c.c_uint64]),
+        "arb_writer_close": (c.c_int, [p]),
+        "arb_reader_open": (c.c_int, [c.c_char_p, c.POINTER(p)]),
+        "arb_reader_count": (c.c_int64, [p]),
+        "arb_reader_info": (c.c_int, [p, c.c_int64, c.POINTER(c.c_int32), c.POINTER(c.c_int32),
+                                      c.POINTER(c.c_int32), c.POINTER(c.c_int64), c.POINTER(c.c_uint64)]),
+        "arb_reader_copy": (c.c_int, [p, c.c_int64, p, c.c_uint64]),
+        "arb_reader_close": (None, [p]),
+        "arb_hash_bytes": (c.c_uint64, [p, c.c_uint64, c.c_uint64]),
+        "arb_time": (c.c_int, [c.POINTER(TimingConfig), CALL_FN, p, c.c_char_p, c.POINTER(TimingResult)]),
+        "arb_device_synchronize": (c.c_int, [c.c_int32]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+
+
+class Runtime:
+    """The loaded library; methods mirror the C functions and raise RuntimeFailure."""
+
+    def __init__(self, path):
+        if not path:
+            raise RuntimeError("no runtime library: the job has no runtime_lib and ARBITER_RUNTIME_LIB is unset")
+        self.lib = ctypes.CDLL(os.fspath(path))
+        _declare(self.lib)
+
+    def check(self, rc, what):
+        if rc < 0:
+            message = (self.lib.arb_last_error() or b"").decode("utf-8", "replace")
+            raise RuntimeFailure(rc, f"{what}: {message}")
+        return rc
+
+    def hash_bytes(self, address, nbytes, seed):
+        return self.lib.arb_hash_bytes(address, nbytes, seed)
+
+    def synchronize(self, device):
+        self.check(self.lib.arb_device_synchronize(DEVICE_CODES[device]), "arb_device_synchronize")
+
+
+_loaded = {}
+
+
+def load(path=None):
+    """The runtime at path (default: $ARBITER_RUNTIME_LIB), loaded once per process."""
+    path = path or os.environ.get("ARBITER_RUNTIME_LIB")
+    if path not in _loaded:
+        _loaded[path] = Runtime(path)
+    return _loaded[path]

@@ -1,0 +1,58 @@
+"""Device handling, input hashing, allocator poisoning and output normalisation shared by the
+reference and candidate modes."""
+import torch
+
+
+def synchronize(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def to_device(values, device):
+    """Tensors moved to device; other values unchanged."""
+    return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def hash_values(runtime, values, device):
+    """XXH3 over every value's dtype, shape and bytes (tensors) or repr (others), chained."""
+    synchronize(device)
+    digest = 0
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            host = value.detach().to("cpu").contiguous()
+            header = f"{host.dtype}{tuple(host.shape)}".encode()
+            digest = runtime.hash_bytes(header, len(header), digest)
+            nbytes = host.numel() * host.element_size()
+            digest = runtime.hash_bytes(host.data_ptr() if nbytes else None, nbytes, digest)
+        else:
+            text = repr(value).encode()
+            digest = runtime.hash_bytes(text, len(text), digest)
+    return digest
+
+
+def poison_allocator(device, block_sizes):
+    """Allocates blocks of these byte sizes filled with 0xFF (NaN in every float type) and frees
+    them, so that an output the call allocates but never writes reads as NaN instead of stale
+    values. On cuda the caching allocator hands the freed blocks out again; on cpu this is best
+    effort (large host allocations come back zeroed from the OS)."""
+    blocks = [torch.full((int(size),), 0xFF, dtype=torch.uint8, device=device) for size in block_sizes if size > 0]
+    synchronize(device)
+    del blocks
+
+
+def normalise_outputs(out):
+    """A forward's return as a list of tensors: a tensor → [t]; a tuple or list of tensors → in
+    order. Raises TypeError naming the returned type otherwise."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        bad = [type(v).__name__ for v in out if not isinstance(v, torch.Tensor)]
+        if not bad and out:
+            return list(out)
+        raise TypeError(f"forward returned a {type(out).__name__} holding {', '.join(bad) or 'nothing'}; "
+                        "expected a tensor or a tuple/list of tensors")
+    raise TypeError(f"forward returned {type(out).__name__}; expected a tensor or a tuple/list of tensors")
+
+
+def nbytes_of(tensors):
+    return [t.numel() * t.element_size() for t in tensors]

@@ -1,0 +1,91 @@
+"""In-process tests of the runner's building blocks: bundles through the real runtime, hashing,
+output normalisation and shape-parameter passing."""
+import types
+
+import pytest
+import torch
+
+from arbiter_runner import bundle, problem, tensors
+from arbiter_runner.runtime import RuntimeFailure
+
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8, torch.int16,
+          torch.int32, torch.int64, torch.bool]
+
+
+def test_tensor_round_trip_every_dtype(runtime, tmp_path):
+    torch.manual_seed(0)
+    values = [(torch.randn(3, 4) * 100).to(dtype) for dtype in DTYPES]
+    path = tmp_path / "sub" / "values.arbb"
+    bundle.write_bundle(runtime, path, values)
+    back = bundle.read_bundle(runtime, path)
+    assert len(back) == len(values)
+    for original, restored in zip(values, back):
+        assert restored.dtype == original.dtype
+        assert restored.shape == original.shape
+        assert torch.equal(restored, original)
+
+
+def test_shapes_scalars_and_layouts_round_trip(runtime, tmp_path):
+    strided = torch.arange(24, dtype=torch.float32).reshape(4, 6).t()  # non-contiguous
+    values = [strided, torch.tensor(2.5), torch.empty(0, 3), torch.ones(1, 1, 1, 1, 1, 1, 1, 2),
+              7, -(2 ** 40), 0.125, True, False, None]
+    path = tmp_path / "mixed.arbb"
+    bundle.write_bundle(runtime, path, values)
+    back = bundle.read_bundle(runtime, path)
+    assert torch.equal(back[0], strided) and back[0].is_contiguous()
+    assert back[1].shape == () and back[1].item() == 2.5
+    assert back[2].shape == (0, 3)
+    assert back[3].shape == (1, 1, 1, 1, 1, 1, 1, 2)
+    assert back[4:] == [7, -(2 ** 40), 0.125, True, False, None]
+    assert type(back[7]) is bool and type(back[4]) is int
+
+
+def test_unsupported_value_leaves_no_bundle(runtime, tmp_path):
+    path = tmp_path / "bad.arbb"
+    with pytest.raises(TypeError, match="list"):
+        bundle.write_bundle(runtime, path, [torch.ones(2), [1, 2]])
+    assert not path.exists()
+    assert not (tmp_path / "bad.arbb.tmp").exists()
+
+
+def test_corrupt_bundle_raises_with_the_file_name(runtime, tmp_path):
+    path = tmp_path / "corrupt.arbb"
+    bundle.write_bundle(runtime, path, [torch.ones(16)])
+    path.write_bytes(path.read_bytes()[:-5])
+    with pytest.raises(RuntimeFailure, match="corrupt.arbb.*truncated"):
+        bundle.read_bundle(runtime, path)
+
+
+def test_hash_sees_content_dtype_and_shape(runtime):
+    base = torch.arange(6, dtype=torch.float32)
+    digest = tensors.hash_values(runtime, [base, 3], "cpu")
+    assert digest == tensors.hash_values(runtime, [base.clone(), 3], "cpu")
+    changed = base.clone()
+    changed[5] = 6.5
+    assert digest != tensors.hash_values(runtime, [changed, 3], "cpu")
+    assert digest != tensors.hash_values(runtime, [base.reshape(2, 3), 3], "cpu")
+    assert digest != tensors.hash_values(runtime, [base.to(torch.int32), 3], "cpu")
+    assert digest != tensors.hash_values(runtime, [base, 4], "cpu")
+
+
+def test_normalise_outputs():
+    a, b = torch.ones(2), torch.zeros(3)
+    assert tensors.normalise_outputs(a)[0] is a
+    assert tensors.normalise_outputs((a, b)) == [a, b]
+    assert tensors.normalise_outputs([b]) == [b]
+    with pytest.raises(TypeError, match="dict"):
+        tensors.normalise_outputs({"y": a})
+    with pytest.raises(TypeError, match="int"):
+        tensors.normalise_outputs((a, 3))
+    with pytest.raises(TypeError, match="NoneType"):
+        tensors.normalise_outputs(None)
+
+
+def test_call_with_shape_passes_what_the_function_accepts():
+    module = types.SimpleNamespace(rows=1)
+    params = {"rows": 3, "cols": 4}
+    assert problem.call_with_shape(lambda rows, cols=0: (rows, cols), module, params) == (3, 4)
+    assert problem.call_with_shape(lambda cols: cols, module, params) == 4
+    assert problem.call_with_shape(lambda **shape: shape, module, params) == params
+    assert problem.call_with_shape(lambda: module.rows, module, params) == 3  # module constant follows
+    assert not hasattr(module, "cols")  # only names the module already has are set

@@ -1,0 +1,178 @@
+"""The candidate mode end to end: a reference run, then `python3 -m arbiter_runner candidate`
+on solutions that are correct, broken at import, broken in forward, restructured or cheating."""
+import json
+import os
+import textwrap
+
+import pytest
+import torch
+
+from conftest import (LINEAR_RELU, LINEAR_RELU_SHAPE, candidate_job, read_outputs, reference_job, run_runner,
+                      write_source)
+
+CORRECT = """
+import torch
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        return torch.clamp_min(torch.addmm(self.linear.bias, x, self.linear.weight.t()), 0.0)
+"""
+
+
+def patched(extra):
+    """CORRECT with extra module-level code appended (typically replacing ModelNew.forward)."""
+    return CORRECT + textwrap.dedent(extra)
+
+
+@pytest.fixture(scope="module")
+def reference_run(runtime_lib, tmp_path_factory):
+    root = tmp_path_factory.mktemp("reference")
+    problem_file = write_source(root / "problem" / "reference.py", LINEAR_RELU)
+    job = reference_job(root, runtime_lib, problem_file, [LINEAR_RELU_SHAPE], seeds=[11, 22, 33])
+    result = run_runner("reference", job, root)
+    assert result.returncode == 0, result.stderr
+    return job
+
+
+def run_candidate(reference_run, tmp_path, source):
+    solution_file = write_source(tmp_path / "work" / "kernel.py", source)
+    job = candidate_job(tmp_path, reference_run, solution_file)
+    assert "seeds" not in job and "problem_file" not in job
+    return job, run_runner("candidate", job, tmp_path)
+
+
+def assert_matches_expected(runtime, reference_run, job):
+    for seed_idx in range(reference_run["num_seeds"]):
+        got = read_outputs(runtime, job["output_dir"], 0, seed_idx)
+        expected = read_outputs(runtime, reference_run["output_dir"], 0, seed_idx)
+        assert len(got) == len(expected) == 1
+        assert torch.allclose(got[0], expected[0], atol=1e-6)
+
+
+def test_correct_solution(runtime, reference_run, tmp_path):
+    job, result = run_candidate(reference_run, tmp_path, CORRECT)
+    assert result.returncode == 0, result.stderr
+    assert result.names() == ["start", "loaded", "weights", "case", "case", "case", "timed", "done"]
+    assert result.of("weights")[0]["how"] == "loaded"
+    assert [e["seed_idx"] for e in result.of("case")] == [0, 1, 2]
+    assert not any(e["inputs_mutated"] for e in result.of("case"))
+    assert_matches_expected(runtime, reference_run, job)
+    with open(os.path.join(job["timing_dir"], "0.json"), encoding="utf-8") as file:
+        assert json.load(file)["samples"] >= 2
+
+
+def test_import_error_is_phase_load(reference_run, tmp_path):
+    _, result = run_candidate(reference_run, tmp_path, """
+        import torch
+        raise ImportError("extension failed to build")
+    """)
+    assert result.returncode == 1
+    assert result.names() == ["start", "error"]
+    error = result.of("error")[0]
+    assert error["phase"] == "load" and error["type"] == "ImportError"
+    assert "extension failed to build" in error["message"] and "kernel.py" in error["traceback"]
+
+
+def test_missing_model_new_is_phase_load(reference_run, tmp_path):
+    _, result = run_candidate(reference_run, tmp_path, "import torch\nclass Model(torch.nn.Module):\n    pass\n")
+    assert result.returncode == 1
+    assert result.of("error")[0]["phase"] == "load" and "ModelNew" in result.of("error")[0]["message"]
+
+
+def test_forward_error_is_phase_case(reference_run, tmp_path):
+    _, result = run_candidate(reference_run, tmp_path, patched("""
+    def forward(self, x):
+        raise ValueError("bad launch config")
+    ModelNew.forward = forward
+    """))
+    assert result.returncode == 1
+    error = result.of("error")[0]
+    assert (error["phase"], error["type"], error["shape_idx"], error["seed_idx"]) == ("case", "ValueError", 0, 0)
+    assert "done" not in result.names()
+
+
+def test_failure_while_timed_is_phase_timing(reference_run, tmp_path):
+    # Passes the three correctness calls, then fails inside the C timing loop's callback.
+    _, result = run_candidate(reference_run, tmp_path, patched("""
+    calls = [0]
+    original = ModelNew.forward
+    def forward(self, x):
+        calls[0] += 1
+        if calls[0] > 4:
+            raise ZeroDivisionError("fails only under timing")
+        return original(self, x)
+    ModelNew.forward = forward
+    """))
+    assert result.returncode == 1
+    error = result.of("error")[0]
+    assert (error["phase"], error["type"]) == ("timing", "ZeroDivisionError")
+    assert "fails only under timing" in error["message"]
+
+
+def test_renamed_parameters_fall_back_to_seeded_weights(runtime, reference_run, tmp_path):
+    job, result = run_candidate(reference_run, tmp_path, """
+        import torch
+        import torch.nn as nn
+
+        class ModelNew(nn.Module):
+            def __init__(self, in_features, out_features):
+                super().__init__()
+                self.proj = nn.Linear(in_features, out_features)
+
+            def forward(self, x):
+                return torch.relu(self.proj(x))
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.of("weights")[0]["how"] == "seeded"
+    # Same seed, same construction order: KernelBench's seeded weights equal the reference's.
+    assert_matches_expected(runtime, reference_run, job)
+
+
+def test_mutating_an_input_is_reported(reference_run, tmp_path):
+    _, result = run_candidate(reference_run, tmp_path, patched("""
+    original = ModelNew.forward
+    def forward(self, x):
+        out = original(self, x)
+        x.zero_()
+        return out
+    ModelNew.forward = forward
+    """))
+    assert result.returncode == 0, result.stderr
+    assert [e["inputs_mutated"] for e in result.of("case")] == [True, True, True]
+
+
+def test_tuple_of_outputs_and_bad_return_type(runtime, reference_run, tmp_path):
+    job, result = run_candidate(reference_run, tmp_path, patched("""
+    original = ModelNew.forward
+    def forward(self, x):
+        y = original(self, x)
+        return (y, y.sum())
+    ModelNew.forward = forward
+    """))
+    assert result.returncode == 0, result.stderr
+    y, total = read_outputs(runtime, job["output_dir"], 0, 1)
+    assert torch.allclose(total, y.sum())
+
+    _, result = run_candidate(reference_run, tmp_path / "second", patched("""
+    def forward(self, x):
+        return 3.0
+    ModelNew.forward = forward
+    """))
+    assert result.returncode == 1
+    assert result.of("error")[0]["phase"] == "case" and "float" in result.of("error")[0]["message"]
+
+
+def test_exit_inside_forward_is_an_error_not_success(reference_run, tmp_path):
+    _, result = run_candidate(reference_run, tmp_path, patched("""
+    def forward(self, x):
+        raise SystemExit(0)
+    ModelNew.forward = forward
+    """))
+    assert result.returncode == 1
+    assert result.of("error")[0]["type"] == "SystemExit"
+    assert "done" not in result.names()

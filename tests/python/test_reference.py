@@ -1,0 +1,76 @@
+"""The reference mode end to end: `python3 -m arbiter_runner reference` on tiny problems."""
+import json
+import os
+
+import torch
+
+from arbiter_runner.bundle import read_bundle
+from conftest import LINEAR_RELU, LINEAR_RELU_SHAPE, read_outputs, reference_job, run_runner, write_source
+
+
+def test_kernelbench_file_with_module_constants(runtime, runtime_lib, tmp_path):
+    problem_file = write_source(tmp_path / "problem" / "reference.py", LINEAR_RELU)
+    job = reference_job(tmp_path, runtime_lib, problem_file, [LINEAR_RELU_SHAPE])
+    result = run_runner("reference", job, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.names() == ["start", "loaded", "case", "case", "timed", "done"]
+    assert result.events[0]["mode"] == "reference" and result.events[0]["torch"] == torch.__version__
+    assert [e["inputs_mutated"] for e in result.of("case")] == [False, False]
+
+    init = read_bundle(runtime, os.path.join(job["exchange_dir"], "0", "init.arbb"))
+    assert init == [5, 2]  # the shape's params reached the module constants
+    state = torch.load(os.path.join(job["exchange_dir"], "0", "state.pt"))
+    for seed_idx, seed in enumerate(job["seeds"]):
+        (x,) = read_outputs(runtime, job["exchange_dir"], 0, seed_idx, "inputs.arbb")
+        torch.manual_seed(seed)
+        assert torch.equal(x, torch.randn(3, 5))  # inputs come from the case's seed
+        (y,) = read_outputs(runtime, job["output_dir"], 0, seed_idx)
+        assert torch.allclose(y, torch.relu(x @ state["linear.weight"].t() + state["linear.bias"]))
+
+    with open(os.path.join(job["timing_dir"], "0.json"), encoding="utf-8") as file:
+        timing = json.load(file)
+    assert timing["device"] == "cpu" and timing["warmup"] == 1
+    assert 2 <= timing["samples"] <= 3 and len(timing["times_ms"]) == timing["samples"]
+    assert timing["stop"] in ("noise", "max_samples")
+
+
+def test_shape_keyword_arguments(runtime, runtime_lib, tmp_path):
+    problem_file = write_source(tmp_path / "problem" / "reference.py", """
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x, scale):
+                return torch.softmax(x * scale, dim=-1), x.sum()
+        def get_inputs(rows=2, cols=2):
+            return [torch.randn(rows, cols), 0.5]
+        def get_init_inputs(**shape):
+            return []
+    """)
+    shapes = [{"name": "a", "params": {"rows": 3, "cols": 7, "unused": 1}}, {"name": "b", "params": {"rows": 1, "cols": 2}}]
+    job = reference_job(tmp_path, runtime_lib, problem_file, shapes, seeds=[5])
+    result = run_runner("reference", job, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [e["shape_idx"] for e in result.of("timed")] == [0, 1]
+    x, scale = read_outputs(runtime, job["exchange_dir"], 0, 0, "inputs.arbb")
+    assert x.shape == (3, 7) and scale == 0.5
+    softmax, total = read_outputs(runtime, job["output_dir"], 0, 0)
+    assert softmax.shape == (3, 7) and total.shape == ()
+    assert read_outputs(runtime, job["exchange_dir"], 1, 0, "inputs.arbb")[0].shape == (1, 2)
+
+
+def test_failing_reference_reports_the_phase(runtime_lib, tmp_path):
+    problem_file = write_source(tmp_path / "problem" / "reference.py", """
+        import torch
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return {"not": "a tensor"}
+        def get_inputs():
+            return [torch.randn(2)]
+        def get_init_inputs():
+            return []
+    """)
+    job = reference_job(tmp_path, runtime_lib, problem_file, [{"name": "s", "params": {}}])
+    result = run_runner("reference", job, tmp_path)
+    assert result.returncode == 1
+    (error,) = result.of("error")
+    assert error["phase"] == "case" and error["type"] == "TypeError" and "dict" in error["message"]
+    assert "done" not in result.names()
