@@ -1,0 +1,44 @@
+#pragma once
+/// What `arbiter eval` was asked to do.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace arbiter::pipeline {
+
+struct timing_options {
+  int warmup_calls = 3;
+  std::int64_t min_samples = 10;
+  std::int64_t max_samples = 1000;
+  double min_time_s = 0.1;
+  double max_time_s = 2.0;
+  double target_rel_noise = 0.01;
+};
+
+struct eval_options {
+  std::filesystem::path suite_dir;
+  std::filesystem::path solutions_dir;
+  std::string db = "arbiter.db";
+  std::vector<std::string> models;   ///< empty = all
+  std::vector<std::string> problems; ///< empty = all
+  std::string device;                ///< "cpu" | "cuda"; empty = cuda when a GPU is present
+  std::string campaign;              ///< empty = "<suite>/<device>/<hardware fingerprint prefix>"
+  std::string python;                ///< empty = doctor::find_python()
+  int num_seeds = 3;
+  double timeout_s = 900;            ///< per process, wall clock
+  std::uint64_t weights_seed = 42;
+  timing_options timing;
+};
+
+/// Where the runner's pieces live: the Python package folder and the C runtime library.
+struct runner_paths {
+  std::filesystem::path python_dir;  ///< holds arbiter_runner/
+  std::filesystem::path runtime_lib; ///< libarbiter_runtime.so
+};
+
+/// ARBITER_PYTHONPATH / ARBITER_RUNTIME_LIB if set, else next to the executable
+/// (<bin>/../lib, <bin>/../share/arbiter/python), else the source tree it was built from.
+/// Throws config_error listing the places looked at.
+runner_paths locate_runner();
+
+} // namespace arbiter::pipeline

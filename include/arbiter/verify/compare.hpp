@@ -1,0 +1,47 @@
+#pragma once
+/// Compares a candidate's outputs with the reference's, outside the candidate process
+/// (shared/DESIGN.md §3.3): count, kind, dtype and shape must match exactly; then bitwise equality
+/// or allclose (|actual − expected| ≤ atol + rtol·|expected|); a non-finite value where the
+/// reference is finite always fails.
+#include "arbiter/catalog/problem.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace arbiter::verify {
+
+/// One decoded value of a bundle: a tensor or a Python scalar, data widened to double.
+struct value {
+  int kind = 0;  ///< arb_value_kind
+  int dtype = 0; ///< arb_dtype
+  std::vector<std::int64_t> shape;
+  std::vector<double> data;         ///< widened, for allclose
+  std::vector<unsigned char> bytes; ///< raw, for bitwise
+};
+
+struct check {
+  bool ok = false;
+  std::string reason; ///< empty when ok; one line a person can act on otherwise
+  std::int64_t numel = 0;
+  std::int64_t mismatches = 0;
+  std::int64_t nonfinite = 0;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+};
+
+/// Reads a .arbb bundle. Throws io_error naming the file when it is missing or malformed.
+std::vector<value> read_bundle(const std::filesystem::path& file);
+
+check compare_values(const std::vector<value>& expected, const std::vector<value>& actual,
+                     const catalog::tolerance& tol);
+
+/// read_bundle on both, then compare_values. A missing or unreadable actual file is a failed
+/// check (the candidate's fault), a missing expected file throws (ours).
+check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual,
+                    const catalog::tolerance& tol);
+
+std::string dtype_name(int dtype);
+
+} // namespace arbiter::verify

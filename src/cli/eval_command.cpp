@@ -1,0 +1,52 @@
+#include "arbiter/pipeline/campaign.hpp"
+#include "arbiter/store/store.hpp"
+#include "detail/commands.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace arbiter::cli::detail {
+
+namespace {
+
+struct eval_args {
+  pipeline::eval_options options;
+  std::string suite, solutions;
+};
+
+int run_eval(const eval_args& args) {
+  pipeline::eval_options options = args.options;
+  options.suite_dir = args.suite;
+  options.solutions_dir = args.solutions;
+  auto db = store::open_store(options.db);
+  sandbox::posix_process_runner runner;
+  auto sink = pipeline::make_console_progress();
+  const auto summary = pipeline::run_campaign(options, *db, runner, *sink);
+  std::cerr << fmt::format("campaign {}: {} evaluated, {} finished earlier\n", summary.campaign, summary.evaluated, summary.resumed);
+  print_leaderboard(std::cout, *db, summary.campaign_id, report::format::table);
+  return 0;
+}
+
+} // namespace
+
+command eval_command() {
+  return {"eval", "Evaluate a suite's solutions into the database, then print the leaderboard", [](CLI::App& app) {
+            auto args = std::make_shared<eval_args>();
+            app.add_option("suite", args->suite, "Suite folder (suite.toml + problems, or KernelBench levelN/)")->required();
+            app.add_option("--solutions", args->solutions, "Solutions folder: <problem>/<model>/kernel.py")->required()->envname("ARBITER_SOLUTIONS");
+            add_db_option(app, args->options.db);
+            app.add_option("--models", args->options.models, "Only these models")->delimiter(',');
+            app.add_option("--problems", args->options.problems, "Only these problem ids")->delimiter(',');
+            app.add_option("--device", args->options.device, "cpu or cuda (default: cuda when a GPU is usable)")->envname("ARBITER_DEVICE");
+            app.add_option("--campaign", args->options.campaign, "Campaign name; re-using one resumes it")->envname("ARBITER_CAMPAIGN");
+            app.add_option("--python", args->options.python, "Python interpreter with torch")->envname("ARBITER_PYTHON");
+            app.add_option("--seeds", args->options.num_seeds, "Input sets per shape (≥3)")->check(CLI::Range(3, 64))->envname("ARBITER_SEEDS");
+            app.add_option("--timeout", args->options.timeout_s, "Wall-clock limit per process, seconds")->envname("ARBITER_TIMEOUT");
+            app.add_option("--max-time", args->options.timing.max_time_s, "Timing cap per shape, seconds")->envname("ARBITER_MAX_TIME");
+            return [args] { return run_eval(*args); };
+          }};
+}
+
+} // namespace arbiter::cli::detail

@@ -1,0 +1,114 @@
+#include "arbiter/common/error.hpp"
+#include "detail/commands.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace arbiter::cli::detail {
+
+namespace {
+
+struct show_args {
+  std::string db = "arbiter.db";
+  std::int64_t id = 0;
+  bool json = false;
+  int log_lines = 20;
+};
+
+std::string rerun_command(store::store& db, const store::evaluation_view& v, const std::string& db_path) {
+  const auto campaign = db.find_campaign(v.campaign);
+  const auto config = nlohmann::json::parse(campaign ? campaign->config_json : "{}", nullptr, false);
+  if (config.is_discarded() || !config.is_object()) return "";
+  return fmt::format("arbiter eval {} --solutions {} --problems {} --models {} --device {} --db {} --campaign {}-rerun",
+                     config.value("suite_dir", "?"), config.value("solutions_dir", "?"), v.problem, v.model,
+                     config.value("device", "cpu"), db_path, v.campaign);
+}
+
+void print_measurements(std::ostream& out, const std::vector<store::measurement_record>& ms) {
+  if (ms.empty()) return;
+  out << fmt::format("\n{:<20} {:<10} {:>12} {:>12} {:>12} {:>8} {:>7} {:>8}\n", "shape", "role", "median ms", "p10 ms", "p90 ms",
+                     "samples", "noise", "speedup");
+  for (const auto& m : ms)
+    out << fmt::format("{:<20} {:<10} {:>12.4f} {:>12.4f} {:>12.4f} {:>8} {:>6.2f}% {:>8}\n", m.shape,
+                       m.role == "baseline" ? m.baseline : m.role, m.median_ms, m.p10_ms, m.p90_ms, m.samples,
+                       100 * m.rel_noise, m.speedup ? fmt::format("{:.2f}×", *m.speedup) : "");
+}
+
+void print_failing_cases(std::ostream& out, const nlohmann::json& details) {
+  if (!details.contains("cases")) return;
+  for (const auto& c : details["cases"])
+    if (!c.value("ok", true)) out << fmt::format("case {} / input set {}: {}\n", c.value("shape", "?"), c.value("input_set", 0), c.value("reason", ""));
+}
+
+void print_log_tail(std::ostream& out, const std::string& artifacts, int lines) {
+  std::ifstream in(artifacts + "/log.txt");
+  if (!in) return;
+  std::deque<std::string> tail;
+  for (std::string line; std::getline(in, line);) {
+    tail.push_back(line);
+    if (static_cast<int>(tail.size()) > lines) tail.pop_front();
+  }
+  if (tail.empty()) return;
+  out << "\nlog (last " << tail.size() << " lines of " << artifacts << "/log.txt):\n";
+  for (const auto& line : tail) out << "  " << line << '\n';
+}
+
+void print_text(std::ostream& out, store::store& db, const store::evaluation_view& v, const show_args& args) {
+  const auto& r = v.result;
+  out << fmt::format("evaluation {}: {} / {}{}\n", v.id, v.problem, v.model, v.sample ? fmt::format(" (sample {})", v.sample) : "");
+  out << fmt::format("campaign   {} (suite {})\n", v.campaign, v.suite);
+  out << fmt::format("verdict    {}: {}\n", v.status == "done" ? std::string(to_string(r.result.v)) : v.status, r.result.reason);
+  if (r.speedup) out << fmt::format("speedup    {:.3f}× (geometric mean over shapes)\n", *r.speedup);
+  out << fmt::format("wall       {:.1f} s   started {}   finished {}\n", r.wall_s, v.started_at, v.finished_at);
+  out << fmt::format("solution   {} (sha256 {})\n", v.solution_path, v.solution_hash.substr(0, 16));
+  out << fmt::format("artifacts  {}\n", r.artifacts_dir);
+  if (auto cmd = rerun_command(db, v, args.db); !cmd.empty()) out << "re-run     " << cmd << '\n';
+  const auto details = nlohmann::json::parse(r.details_json.empty() ? "{}" : r.details_json, nullptr, false);
+  if (!details.is_discarded()) print_failing_cases(out, details);
+  print_measurements(out, r.measurements);
+  print_log_tail(out, r.artifacts_dir, args.log_lines);
+}
+
+nlohmann::json to_json(const store::evaluation_view& v) {
+  nlohmann::json ms = nlohmann::json::array();
+  for (const auto& m : v.result.measurements)
+    ms.push_back({{"shape", m.shape}, {"role", m.role}, {"baseline", m.baseline}, {"clock", m.clock}, {"median_ms", m.median_ms},
+                  {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms}, {"samples", m.samples},
+                  {"rel_noise", m.rel_noise}, {"speedup", m.speedup ? nlohmann::json(*m.speedup) : nlohmann::json()}});
+  const auto details = nlohmann::json::parse(v.result.details_json.empty() ? "{}" : v.result.details_json, nullptr, false);
+  return {{"id", v.id}, {"campaign", v.campaign}, {"suite", v.suite}, {"problem", v.problem}, {"model", v.model},
+          {"sample", v.sample}, {"status", v.status}, {"verdict", to_string(v.result.result.v)}, {"reason", v.result.result.reason},
+          {"speedup", v.result.speedup ? nlohmann::json(*v.result.speedup) : nlohmann::json()}, {"wall_s", v.result.wall_s},
+          {"solution_path", v.solution_path}, {"solution_hash", v.solution_hash}, {"artifacts_dir", v.result.artifacts_dir},
+          {"started_at", v.started_at}, {"finished_at", v.finished_at}, {"measurements", ms},
+          {"details", details.is_discarded() ? nlohmann::json() : details}};
+}
+
+int run_show(const show_args& args) {
+  auto db = store::open_store(args.db);
+  const auto view = db->evaluation(args.id);
+  if (!view) ARB_THROW(config_error, "no evaluation " + std::to_string(args.id) + " in " + args.db);
+  if (args.json) std::cout << to_json(*view).dump(2) << '\n';
+  else print_text(std::cout, *db, *view, args);
+  return 0;
+}
+
+} // namespace
+
+command show_command() {
+  return {"show", "Show one evaluation: verdict, reason, timings, failing cases, log, re-run command", [](CLI::App& app) {
+            auto args = std::make_shared<show_args>();
+            app.add_option("evaluation", args->id, "Evaluation id")->required();
+            add_db_option(app, args->db);
+            app.add_flag("--json", args->json, "JSON output");
+            app.add_option("--log-lines", args->log_lines, "Lines of the log to print")->capture_default_str();
+            return [args] { return run_show(*args); };
+          }};
+}
+
+} // namespace arbiter::cli::detail

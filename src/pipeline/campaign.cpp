@@ -1,0 +1,152 @@
+#include "arbiter/pipeline/campaign.hpp"
+
+#include "arbiter/catalog/solution.hpp"
+#include "arbiter/catalog/suite.hpp"
+#include "arbiter/common/error.hpp"
+#include "arbiter/common/log.hpp"
+#include "arbiter/doctor/doctor.hpp"
+#include "detail/judge.hpp"
+#include "detail/runs.hpp"
+
+#include <chrono>
+#include <map>
+#include <random>
+
+namespace arbiter::pipeline {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct campaign_state {
+  eval_options options;
+  runner_paths paths;
+  std::string device;
+  store::hardware_record hardware;
+  store::campaign_record campaign;
+  fs::path data_dir;
+};
+
+std::vector<std::uint64_t> draw_seeds(int count) {
+  std::random_device entropy; // the OS's generator: campaign seeds must not be predictable
+  std::vector<std::uint64_t> seeds;
+  for (int seed_idx = 0; seed_idx < count; ++seed_idx)
+    seeds.push_back(((static_cast<std::uint64_t>(entropy()) << 32) | entropy()) >> 1);
+  return seeds;
+}
+
+std::string choose_device(const std::string& wanted, const doctor::environment& env) {
+  const bool gpu = env.gpu.present && env.python.torch_cuda_available;
+  if (wanted.empty()) return gpu ? "cuda" : "cpu";
+  if (wanted != "cpu" && wanted != "cuda") ARB_THROW(config_error, "--device: expected cpu or cuda, found '" + wanted + "'");
+  if (wanted == "cuda" && !gpu)
+    ARB_THROW(config_error, "--device cuda: no usable GPU (" + (env.gpu.present ? "torch " + env.python.torch_version + " has no CUDA" : env.gpu.error) + ")");
+  return wanted;
+}
+
+nlohmann::json campaign_config(const eval_options& o, const std::string& device) {
+  return {{"suite_dir", o.suite_dir.string()}, {"solutions_dir", o.solutions_dir.string()}, {"device", device},
+          {"num_seeds", o.num_seeds}, {"timeout_s", o.timeout_s}, {"weights_seed", o.weights_seed},
+          {"python", o.python}, {"models", o.models}, {"problems", o.problems}};
+}
+
+store::campaign_record open_campaign(campaign_state& st, const catalog::suite& s, store::store& db, std::int64_t hardware_id) {
+  store::campaign_record wanted;
+  wanted.name = st.options.campaign.empty() ? s.name + "/" + st.device + "/" + st.hardware.fingerprint.substr(0, 8) : st.options.campaign;
+  wanted.suite = s.name;
+  wanted.device = st.device;
+  wanted.hardware_id = hardware_id;
+  wanted.config_json = campaign_config(st.options, st.device).dump();
+  wanted.seeds = draw_seeds(st.options.num_seeds);
+  store::campaign_record got = db.open_campaign(wanted);
+  if (got.suite != s.name || got.device != st.device)
+    ARB_THROW(config_error, "campaign '" + got.name + "' belongs to suite " + got.suite + " on " + got.device +
+                                "; choose another --campaign name");
+  if (static_cast<int>(got.seeds.size()) != st.options.num_seeds)
+    ARB_THROW(config_error, "campaign '" + got.name + "' was created with " + std::to_string(got.seeds.size()) + " seeds; --seeds must match");
+  return got;
+}
+
+store::problem_record problem_row(const catalog::suite& s, const catalog::problem& p) {
+  return {s.name, p.id, p.hash, p.title, p.level, p.spec.dump()};
+}
+
+store::evaluation_result evaluate(const campaign_state& st, const catalog::problem& problem, const catalog::solution& solution,
+                                  const detail::job_context& ctx, std::optional<detail::reference_run>& reference,
+                                  std::int64_t eval_id, sandbox::process_runner& runner) {
+  store::evaluation_result r;
+  const fs::path eval_dir = st.data_dir / "evals" / std::to_string(eval_id);
+  r.artifacts_dir = eval_dir.string();
+  if (!solution.runs_on(st.device)) {
+    r.result = {verdict::skipped, "the solution declares devices other than " + st.device + " (meta.json)"};
+    return r;
+  }
+  if (ctx.shapes.empty()) {
+    r.result = {verdict::skipped, "the problem has no shape for " + st.device};
+    return r;
+  }
+  if (!reference) reference = detail::ensure_reference(ctx, problem, st.campaign.seeds, st.hardware.fingerprint, st.data_dir, runner);
+  if (!reference->ok) {
+    r.result = {verdict::crashed, reference->failure};
+    return r;
+  }
+  const auto run = detail::run_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
+  auto j = detail::judge(ctx, problem, run, reference->dir, eval_dir);
+  r.result = j.result;
+  r.speedup = j.result.v == verdict::passed ? j.speedup : std::nullopt;
+  r.details_json = j.details.dump();
+  r.measurements = std::move(j.measurements);
+  return r;
+}
+
+void run_problem(campaign_state& st, const catalog::suite& s, const catalog::problem& problem,
+                 const std::vector<const catalog::solution*>& solutions, store::store& db,
+                 sandbox::process_runner& runner, progress& sink, campaign_summary& summary) {
+  const std::int64_t problem_id = db.upsert_problem(problem_row(s, problem));
+  const detail::job_context ctx{st.options, st.paths, st.device, problem.shapes_for(st.device)};
+  std::optional<detail::reference_run> reference; // run once, and only if a solution needs it
+  for (const auto* solution : solutions) {
+    const std::int64_t model_id = db.upsert_model(solution->model, solution->meta.value("org", ""));
+    const std::int64_t solution_id = db.upsert_solution(
+        problem_id, model_id, {solution->model, solution->sample, solution->hash, solution->dir.string(), solution->meta.dump()});
+    if (db.finished_evaluation(st.campaign.id, solution_id)) {
+      ++summary.resumed;
+      sink.finish(solution->label(), {verdict::skipped, "finished earlier"}, std::nullopt, true);
+      continue;
+    }
+    sink.start(solution->label());
+    const std::int64_t eval_id = db.begin_evaluation(st.campaign.id, solution_id);
+    const auto started = std::chrono::steady_clock::now();
+    store::evaluation_result result = evaluate(st, problem, *solution, ctx, reference, eval_id, runner);
+    result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    db.finish_evaluation(eval_id, result);
+    ++summary.evaluated;
+    sink.finish(solution->label(), result.result, result.speedup, false);
+  }
+}
+
+} // namespace
+
+campaign_summary run_campaign(const eval_options& options, store::store& db, sandbox::process_runner& runner, progress& sink) {
+  campaign_state st{options, locate_runner(), "", {}, {}, fs::path(options.db + ".d")};
+  if (st.options.python.empty()) st.options.python = doctor::find_python();
+  const doctor::environment env = doctor::probe_environment(st.options.python);
+  st.device = choose_device(options.device, env);
+  st.hardware = doctor::hardware_for(env, st.device);
+  const catalog::suite s = catalog::load_suite(options.suite_dir);
+  std::vector<std::string> ignored;
+  const auto solutions = catalog::load_solutions(options.solutions_dir, s, {options.models, options.problems}, &ignored);
+  for (const auto& note : ignored) ARB_WARN("catalog", "ignored {}", note);
+  if (solutions.empty()) ARB_THROW(config_error, options.solutions_dir.string() + ": no solutions for suite " + s.name + " match the filters");
+  st.campaign = open_campaign(st, s, db, db.upsert_hardware(st.hardware));
+  std::map<std::string, std::vector<const catalog::solution*>> by_problem;
+  for (const auto& solution : solutions) by_problem[solution.problem_id].push_back(&solution);
+  campaign_summary summary{st.campaign.id, st.campaign.name, s.name, st.device, 0, 0};
+  sink.begin(static_cast<std::int64_t>(solutions.size()), st.campaign.name);
+  for (const auto& [problem_id, group] : by_problem) run_problem(st, s, *s.find(problem_id), group, db, runner, sink, summary);
+  sink.end();
+  db.set_campaign_status(st.campaign.id, "finished");
+  return summary;
+}
+
+} // namespace arbiter::pipeline

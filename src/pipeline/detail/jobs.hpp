@@ -1,0 +1,38 @@
+#pragma once
+/// Job files for the runner (docs/protocol.md) and the environment its processes get.
+#include "arbiter/catalog/problem.hpp"
+#include "arbiter/catalog/solution.hpp"
+#include "arbiter/pipeline/options.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace arbiter::pipeline::detail {
+
+struct job_context {
+  const eval_options& options;
+  const runner_paths& paths;
+  std::string device;
+  std::vector<catalog::shape> shapes; ///< the problem's shapes for this device
+};
+
+nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem,
+                             const std::vector<std::uint64_t>& seeds, const std::filesystem::path& ref_dir);
+
+/// The candidate's job names no seed, no reference file and no expected output.
+nlohmann::json candidate_job(const job_context& ctx, const std::filesystem::path& entry,
+                             const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir);
+
+/// The whole environment of a runner process: a fixed PATH, the runner on PYTHONPATH, per-model
+/// caches (torch extensions, Triton, CUDA JIT) under cache_dir, HOME = home, and a short list
+/// of variables passed through from arbiter's own environment (CUDA_VISIBLE_DEVICES, CUDA_HOME, ...).
+std::map<std::string, std::string> runner_environment(const job_context& ctx, const std::filesystem::path& cache_dir,
+                                                      const std::filesystem::path& home);
+
+void write_json(const std::filesystem::path& file, const nlohmann::json& value);
+
+} // namespace arbiter::pipeline::detail

@@ -1,0 +1,43 @@
+#pragma once
+/// The two kinds of runner process of an evaluation.
+#include "arbiter/catalog/problem.hpp"
+#include "arbiter/catalog/solution.hpp"
+#include "arbiter/sandbox/process.hpp"
+#include "detail/events.hpp"
+#include "detail/jobs.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace arbiter::pipeline::detail {
+
+/// A finished reference run: its folder, or why it failed.
+struct reference_run {
+  std::filesystem::path dir;
+  bool ok = false;
+  std::string failure; ///< one line, when !ok
+};
+
+/// Runs the reference in a clean process unless a completed run with the same key is cached under
+/// data_dir/reference/. The key covers the problem's content hash, device, seeds, shapes, timing
+/// settings and hardware fingerprint.
+reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem,
+                               const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
+                               const std::filesystem::path& data_dir, sandbox::process_runner& runner);
+
+struct candidate_run {
+  sandbox::process_result process;
+  runner_events events;
+};
+
+/// Copies the solution into eval_dir/work (its private cwd) and runs it in a fresh process with the
+/// model's own caches under data_dir/cache/<model>/.
+candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution,
+                            const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
+                            const std::filesystem::path& data_dir, sandbox::process_runner& runner);
+
+/// "<Type>: <message>" of an error event, shortened to one line.
+std::string error_line(const nlohmann::json& error);
+
+} // namespace arbiter::pipeline::detail

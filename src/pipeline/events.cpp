@@ -1,0 +1,41 @@
+#include "detail/events.hpp"
+
+#include <fstream>
+
+namespace arbiter::pipeline::detail {
+
+namespace {
+
+void apply(runner_events& events, const nlohmann::json& record) {
+  const std::string name = record.value("event", "");
+  events.last_event = name;
+  if (name == "start") {
+    events.started = true;
+    events.start = record;
+  } else if (name == "done") {
+    events.done = true;
+  } else if (name == "error") {
+    events.error = record;
+  } else if (name == "weights") {
+    events.weights.push_back(record);
+  } else if (name == "case") {
+    events.cases.push_back(record);
+  }
+}
+
+} // namespace
+
+runner_events read_events(const std::filesystem::path& file) {
+  runner_events events;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded() || !record.is_object()) continue;
+    apply(events, record);
+  }
+  return events;
+}
+
+} // namespace arbiter::pipeline::detail

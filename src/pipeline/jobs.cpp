@@ -1,0 +1,94 @@
+#include "detail/jobs.hpp"
+
+#include "arbiter/common/error.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& s : ctx.shapes) shapes.push_back({{"name", s.name}, {"params", s.params}});
+  const timing_options& t = ctx.options.timing;
+  return {
+      {"mode", mode},
+      {"device", ctx.device},
+      {"runtime_lib", ctx.paths.runtime_lib.string()},
+      {"weights_seed", ctx.options.weights_seed},
+      {"num_seeds", ctx.options.num_seeds},
+      {"shapes", shapes},
+      {"timing",
+       {{"warmup_calls", t.warmup_calls},
+        {"min_samples", t.min_samples},
+        {"max_samples", t.max_samples},
+        {"min_time_s", t.min_time_s},
+        {"max_time_s", t.max_time_s},
+        {"target_rel_noise", t.target_rel_noise},
+        {"l2_flush_bytes", 0}}},
+  };
+}
+
+} // namespace
+
+nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem,
+                             const std::vector<std::uint64_t>& seeds, const fs::path& ref_dir) {
+  nlohmann::json job = common_job(ctx, "reference");
+  job["problem_file"] = problem.reference_file.string();
+  job["seeds"] = seeds;
+  job["exchange_dir"] = (ref_dir / "exchange").string();
+  job["output_dir"] = (ref_dir / "expected").string();
+  job["timing_dir"] = (ref_dir / "timing").string();
+  job["events_file"] = (ref_dir / "events.jsonl").string();
+  return job;
+}
+
+nlohmann::json candidate_job(const job_context& ctx, const fs::path& entry, const fs::path& ref_dir,
+                             const fs::path& eval_dir) {
+  nlohmann::json job = common_job(ctx, "candidate");
+  job["solution_file"] = entry.string();
+  job["exchange_dir"] = (ref_dir / "exchange").string();
+  job["output_dir"] = (eval_dir / "outputs").string();
+  job["timing_dir"] = (eval_dir / "timing").string();
+  job["events_file"] = (eval_dir / "events.jsonl").string();
+  return job;
+}
+
+std::map<std::string, std::string> runner_environment(const job_context& ctx, const fs::path& cache_dir,
+                                                      const fs::path& home) {
+  const fs::path python_bin = fs::path(ctx.options.python).parent_path();
+  std::map<std::string, std::string> env{
+      {"PATH", python_bin.string() + ":/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"},
+      {"HOME", home.string()},
+      {"PYTHONPATH", ctx.paths.python_dir.string()},
+      {"PYTHONUNBUFFERED", "1"},
+      {"PYTHONDONTWRITEBYTECODE", "1"},
+      {"PYTHONNOUSERSITE", "1"},
+      {"TORCH_EXTENSIONS_DIR", (cache_dir / "torch_extensions").string()},
+      {"TRITON_CACHE_DIR", (cache_dir / "triton").string()},
+      {"CUDA_CACHE_PATH", (cache_dir / "cuda").string()},
+      {"XDG_CACHE_HOME", (cache_dir / "xdg").string()},
+      {"MAX_JOBS", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
+      {"LANG", "C.UTF-8"},
+  };
+  // The only variables that cross from arbiter's environment: device selection and toolchain.
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LD_LIBRARY_PATH", "NVIDIA_VISIBLE_DEVICES",
+                           "NVIDIA_DRIVER_CAPABILITIES", "TORCH_CUDA_ARCH_LIST", "CC", "CXX"})
+    if (const char* value = std::getenv(name)) env[name] = value;
+  if (!env.contains("CUDA_HOME") && fs::exists("/usr/local/cuda")) env["CUDA_HOME"] = "/usr/local/cuda";
+  return env;
+}
+
+void write_json(const fs::path& file, const nlohmann::json& value) {
+  fs::create_directories(file.parent_path());
+  std::ofstream out(file);
+  out << value.dump(2) << '\n';
+  if (!out) ARB_THROW(io_error, "cannot write " + file.string());
+}
+
+} // namespace arbiter::pipeline::detail

@@ -1,0 +1,127 @@
+#include "detail/judge.hpp"
+
+#include "arbiter/score/metrics.hpp"
+#include "arbiter/verify/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string case_where(const job_context& ctx, const nlohmann::json& record) {
+  const auto shape_idx = record.value("shape_idx", -1);
+  std::string where;
+  if (shape_idx >= 0 && shape_idx < static_cast<int>(ctx.shapes.size()))
+    where = " (shape " + ctx.shapes[static_cast<std::size_t>(shape_idx)].name;
+  if (record.contains("seed_idx")) where += ", input set " + std::to_string(record.value("seed_idx", 0));
+  return where.empty() ? where : where + ")";
+}
+
+// The process and the runner's own account: anything but a clean "done" decides the verdict.
+std::optional<outcome> process_outcome(const job_context& ctx, const candidate_run& run) {
+  const auto& p = run.process;
+  if (p.end == sandbox::process_end::failed_to_start)
+    return outcome{verdict::crashed, "the runner could not start: " + p.error};
+  if (p.end == sandbox::process_end::timed_out)
+    return outcome{verdict::timeout, sandbox::describe(p) + (run.events.last_event.empty() ? "" : " after event '" + run.events.last_event + "'")};
+  if (const auto& e = run.events.error) {
+    const std::string phase = e->value("phase", "case");
+    const verdict v = phase == "load" ? verdict::compile_error : verdict::runtime_error;
+    const std::string what = phase == "load" ? "import failed" : phase + " failed" + case_where(ctx, *e);
+    return outcome{v, what + ": " + error_line(*e)};
+  }
+  if (!run.events.done || p.end != sandbox::process_end::exited || p.exit_code != 0) {
+    const std::string last = run.events.last_event.empty() ? "before the runner started" : "after event '" + run.events.last_event + "'";
+    return outcome{verdict::runtime_error, sandbox::describe(p) + " " + last};
+  }
+  return std::nullopt;
+}
+
+std::optional<outcome> check_cases(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                                   const fs::path& ref_dir, const fs::path& eval_dir, nlohmann::json& details) {
+  for (const auto& record : run.events.cases)
+    if (record.value("inputs_mutated", false))
+      return outcome{verdict::incorrect, "modified its inputs" + case_where(ctx, record)};
+  std::optional<outcome> first_failure;
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
+      const fs::path rel = fs::path(std::to_string(shape_idx)) / std::to_string(seed_idx) / "outputs.arbb";
+      const auto c = verify::compare_files(ref_dir / "expected" / rel, eval_dir / "outputs" / rel, problem.tol);
+      details["cases"].push_back({{"shape", ctx.shapes[shape_idx].name}, {"input_set", seed_idx}, {"ok", c.ok},
+                                  {"reason", c.reason}, {"numel", c.numel}, {"mismatches", c.mismatches},
+                                  {"nonfinite", c.nonfinite}, {"max_abs_err", c.max_abs_err}, {"max_rel_err", c.max_rel_err}});
+      if (!c.ok && !first_failure)
+        first_failure = outcome{verdict::incorrect, fmt::format("shape {}, input set {}: {}", ctx.shapes[shape_idx].name, seed_idx, c.reason)};
+    }
+  }
+  return first_failure;
+}
+
+void attach_timings(const job_context& ctx, const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
+  std::vector<double> speedups;
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    const std::string file = std::to_string(shape_idx) + ".json";
+    auto baseline = read_timing(ref_dir / "timing" / file);
+    auto candidate = read_timing(eval_dir / "timing" / file);
+    if (!baseline || !candidate) continue;
+    baseline->shape = candidate->shape = ctx.shapes[shape_idx].name;
+    baseline->role = "baseline";
+    baseline->baseline = "eager";
+    candidate->role = "candidate";
+    if (candidate->median_ms > 0) {
+      candidate->speedup = baseline->median_ms / candidate->median_ms;
+      speedups.push_back(*candidate->speedup);
+    }
+    j.measurements.push_back(*baseline);
+    j.measurements.push_back(*candidate);
+  }
+  if (speedups.size() == ctx.shapes.size()) j.speedup = score::geomean(speedups);
+}
+
+} // namespace
+
+std::optional<store::measurement_record> read_timing(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  const nlohmann::json t = nlohmann::json::parse(in, nullptr, false);
+  if (t.is_discarded() || !t.is_object() || !t.contains("median_ms")) return std::nullopt;
+  store::measurement_record m;
+  m.clock = t.value("clock", "");
+  m.median_ms = t.value("median_ms", 0.0);
+  m.p10_ms = t.value("p10_ms", 0.0);
+  m.p90_ms = t.value("p90_ms", 0.0);
+  m.mean_ms = t.value("mean_ms", 0.0);
+  m.rel_noise = t.value("rel_noise", 0.0);
+  m.samples = t.value("samples", std::int64_t{0});
+  return m;
+}
+
+judgement judge(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                const fs::path& ref_dir, const fs::path& eval_dir) {
+  judgement j;
+  j.details["runner"] = run.events.start;
+  j.details["weights"] = run.events.weights;
+  j.details["process"] = {{"description", sandbox::describe(run.process)}, {"wall_s", run.process.wall_s},
+                          {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated}};
+  if (auto o = process_outcome(ctx, run)) {
+    j.result = *o;
+    return j;
+  }
+  j.details["cases"] = nlohmann::json::array();
+  if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details)) {
+    j.result = *o;
+    return j;
+  }
+  attach_timings(ctx, ref_dir, eval_dir, j);
+  j.result = {verdict::passed, j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
+                                                       ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
+                                         : "all cases within tolerance; timings missing"};
+  return j;
+}
+
+} // namespace arbiter::pipeline::detail

@@ -1,0 +1,89 @@
+#include "detail/runs.hpp"
+
+#include "arbiter/common/error.hpp"
+#include "arbiter/common/hash.hpp"
+#include "arbiter/common/log.hpp"
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mode, const fs::path& job_file,
+                                  const fs::path& dir, const fs::path& cwd, const fs::path& cache_dir) {
+  sandbox::process_spec spec;
+  spec.argv = {ctx.options.python, "-m", "arbiter_runner", mode, job_file.string()};
+  spec.env = runner_environment(ctx, cache_dir, cwd);
+  spec.cwd = cwd.string();
+  spec.timeout_s = ctx.options.timeout_s;
+  spec.log_path = (dir / "log.txt").string();
+  return spec;
+}
+
+std::string reference_key(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
+                          const std::string& hardware_fingerprint) {
+  nlohmann::json identity = job;
+  for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "output_dir", "timing_dir", "events_file"})
+    identity.erase(path_key);
+  identity["problem_hash"] = problem.hash;
+  identity["hardware"] = hardware_fingerprint;
+  identity["python"] = ctx.options.python;
+  return sha256_hex(identity.dump()).substr(0, 24);
+}
+
+std::string failure_line(const sandbox::process_result& process, const runner_events& events) {
+  if (events.error) return error_line(*events.error);
+  return sandbox::describe(process) + " before finishing";
+}
+
+} // namespace
+
+std::string error_line(const nlohmann::json& error) {
+  std::string message = error.value("type", "Error") + ": " + error.value("message", "");
+  if (const auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);
+  if (message.size() > 300) message = message.substr(0, 297) + "...";
+  return message;
+}
+
+reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem,
+                               const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
+                               const fs::path& data_dir, sandbox::process_runner& runner) {
+  reference_run run;
+  const std::string key = reference_key(ctx, reference_job(ctx, problem, seeds, "/"), problem, hardware_fingerprint);
+  run.dir = data_dir / "reference" / (problem.id + "-" + key);
+  if (read_events(run.dir / "events.jsonl").done) {
+    ARB_DEBUG("reference", "{}: cached at {}", problem.id, run.dir.string());
+    run.ok = true;
+    return run;
+  }
+  fs::remove_all(run.dir);
+  fs::create_directories(run.dir / "home");
+  const fs::path job_file = run.dir / "job.json";
+  write_json(job_file, reference_job(ctx, problem, seeds, run.dir));
+  ARB_INFO("reference", "{}: running the reference ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
+  const auto process = runner.run(runner_spec(ctx, "reference", job_file, run.dir, run.dir / "home", data_dir / "cache" / "_reference"));
+  const runner_events events = read_events(run.dir / "events.jsonl");
+  run.ok = events.done && process.end == sandbox::process_end::exited && process.exit_code == 0;
+  if (!run.ok) run.failure = "reference failed: " + failure_line(process, events) + " (log: " + (run.dir / "log.txt").string() + ")";
+  return run;
+}
+
+candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
+                            const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
+  fs::remove_all(eval_dir);
+  const fs::path work = eval_dir / "work";
+  fs::create_directories(work);
+  for (const auto& rel : solution.files) {
+    fs::create_directories((work / rel).parent_path());
+    fs::copy_file(solution.dir / rel, work / rel, fs::copy_options::overwrite_existing);
+  }
+  const fs::path job_file = eval_dir / "job.json";
+  write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
+  candidate_run run;
+  run.process = runner.run(runner_spec(ctx, "candidate", job_file, eval_dir, work, data_dir / "cache" / solution.model));
+  run.events = read_events(eval_dir / "events.jsonl");
+  return run;
+}
+
+} // namespace arbiter::pipeline::detail

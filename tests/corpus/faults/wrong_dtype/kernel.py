@@ -1,0 +1,6 @@
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, a, b):
+        return (2.0 * a + b).double()

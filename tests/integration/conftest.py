@@ -1,0 +1,48 @@
+"""Black-box tests of the real arbiter binary on the CPU (PyTorch on CPU)."""
+import json
+import os
+import pathlib
+import sqlite3
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _binary():
+    path = os.environ.get("ARBITER_BIN")
+    if not path:
+        pytest.skip("ARBITER_BIN is not set (run through ctest)")
+    return path
+
+
+class Arbiter:
+    def __init__(self, db):
+        self.bin = _binary()
+        self.db = str(db)
+
+    def run(self, *args, check=True, timeout=1800):
+        env = dict(os.environ)
+        env.setdefault("ARBITER_PYTHON", os.environ.get("ARBITER_PYTHON", "/usr/bin/python3"))
+        proc = subprocess.run([self.bin, *args], capture_output=True, text=True, env=env, timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"arbiter {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        return proc
+
+    def evaluations(self):
+        """verdict, reason and ids of every evaluation, keyed by (problem, model, sample)."""
+        with sqlite3.connect(self.db) as conn:
+            rows = conn.execute(
+                "SELECT p.key, m.name, s.sample, e.id, e.verdict, e.reason, e.status FROM evaluation e "
+                "JOIN solution s ON s.id = e.solution_id JOIN problem p ON p.id = s.problem_id "
+                "JOIN model m ON m.id = s.model_id").fetchall()
+        return {(r[0], r[1], r[2]): {"id": r[3], "verdict": r[4], "reason": r[5], "status": r[6]} for r in rows}
+
+    def leaderboard(self, *args):
+        return json.loads(self.run("leaderboard", "--db", self.db, "--json", *args).stdout)
+
+
+@pytest.fixture
+def arbiter(tmp_path):
+    return Arbiter(tmp_path / "results.db")

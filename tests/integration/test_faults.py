@@ -1,0 +1,51 @@
+"""Each fault in tests/corpus/faults gets its own verdict and reason; the campaign goes on."""
+import pathlib
+import shutil
+import tomllib
+
+from conftest import ROOT
+
+CORPUS = ROOT / "tests" / "corpus" / "faults"
+
+
+def _cases():
+    return sorted(p for p in CORPUS.iterdir() if (p / "expect.toml").exists())
+
+
+def _solutions(tmp_path):
+    root = tmp_path / "solutions" / "scale_add"
+    for case in _cases():
+        shutil.copytree(case, root / case.name, ignore=shutil.ignore_patterns("expect.toml"))
+    return tmp_path / "solutions"
+
+
+def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path):
+    solutions = _solutions(tmp_path)
+    arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--db", arbiter.db,
+                "--device", "cpu", "--timeout", "40", "--max-time", "0.3")
+    got = arbiter.evaluations()
+    for case in _cases():
+        expect = tomllib.loads((case / "expect.toml").read_text())
+        row = got[("scale_add", case.name, 0)]
+        assert row["verdict"] == expect["verdict"], f"{case.name}: {row}"
+        assert expect.get("reason", "") in row["reason"], f"{case.name}: {row['reason']!r}"
+        assert row["status"] == "done"
+
+
+def test_show_prints_verdict_reason_and_log(arbiter, tmp_path):
+    solutions = _solutions(tmp_path)
+    keep = {"raises", "correct"}
+    for model in (solutions / "scale_add").iterdir():
+        if model.name not in keep:
+            shutil.rmtree(model)
+    arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--db", arbiter.db,
+                "--device", "cpu", "--max-time", "0.3")
+    row = arbiter.evaluations()[("scale_add", "raises", 0)]
+    shown = arbiter.run("show", str(row["id"]), "--db", arbiter.db).stdout
+    assert "runtime_error" in shown and "kernel launch failed" in shown
+    assert "re-run" in shown and "--models raises" in shown
+    assert "Traceback" in shown  # the log tail carries the candidate's own traceback
+    passed = arbiter.evaluations()[("scale_add", "correct", 0)]
+    shown = arbiter.run("show", str(passed["id"]), "--db", arbiter.db).stdout
+    assert "verdict    passed" in shown
+    assert "eager" in shown and "candidate" in shown  # baseline and candidate timings per shape

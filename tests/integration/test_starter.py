@@ -1,0 +1,22 @@
+"""The bundled starter suite end to end on the CPU: what the README's first command does."""
+from conftest import ROOT
+
+
+def test_starter_suite_on_cpu(arbiter):
+    proc = arbiter.run("eval", str(ROOT / "suites" / "starter"), "--solutions", str(ROOT / "solutions" / "starter"),
+                       "--db", arbiter.db, "--device", "cpu", "--max-time", "0.5")
+    assert "handwritten" in proc.stdout  # the leaderboard closes the run
+    got = arbiter.evaluations()
+    problems = {key[0] for key in got}
+    assert len(problems) >= 6
+    for (problem, model, _), row in got.items():
+        if model == "handwritten":
+            assert row["verdict"] == "passed", f"{problem}/{model}: {row['reason']}"
+        elif model == "handwritten-wrong":
+            assert row["verdict"] == "incorrect", f"{problem}/{model}: {row['reason']}"
+        elif model == "handwritten-triton":
+            assert row["verdict"] == "skipped", f"{problem}/{model}: {row['reason']}"
+    board = {r["model"]: r for r in arbiter.leaderboard()["rows"]}
+    assert board["handwritten"]["pass_at_1"] == 1.0
+    assert board["handwritten"]["geomean_speedup"] is not None
+    assert board["handwritten-wrong"]["pass_at_1"] == 0.0
