@@ -8,6 +8,7 @@
 #include "detail/judge.hpp"
 #include "detail/runs.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <random>
@@ -99,10 +100,24 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
   return r;
 }
 
-void run_problem(campaign_state& st, const catalog::suite& s, const catalog::problem& problem,
+// Every problem the campaign covers counts in pass@1's denominator, solved by anyone or not.
+std::map<std::string, std::int64_t> register_problems(const campaign_state& st, const catalog::suite& s, store::store& db) {
+  std::map<std::string, std::int64_t> ids;
+  std::vector<std::int64_t> covered;
+  for (const auto& problem : s.problems) {
+    if (!st.options.problems.empty() &&
+        std::find(st.options.problems.begin(), st.options.problems.end(), problem.id) == st.options.problems.end())
+      continue;
+    ids[problem.id] = db.upsert_problem(problem_row(s, problem));
+    covered.push_back(ids[problem.id]);
+  }
+  db.add_campaign_problems(st.campaign.id, covered);
+  return ids;
+}
+
+void run_problem(campaign_state& st, const catalog::problem& problem, std::int64_t problem_id,
                  const std::vector<const catalog::solution*>& solutions, store::store& db,
                  sandbox::process_runner& runner, progress& sink, campaign_summary& summary) {
-  const std::int64_t problem_id = db.upsert_problem(problem_row(s, problem));
   const detail::job_context ctx{st.options, st.paths, st.device, problem.shapes_for(st.device)};
   std::optional<detail::reference_run> reference; // run once, and only if a solution needs it
   for (const auto* solution : solutions) {
@@ -139,11 +154,12 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   for (const auto& note : ignored) ARB_WARN("catalog", "ignored {}", note);
   if (solutions.empty()) ARB_THROW(config_error, options.solutions_dir.string() + ": no solutions for suite " + s.name + " match the filters");
   st.campaign = open_campaign(st, s, db, db.upsert_hardware(st.hardware));
+  const auto problem_ids = register_problems(st, s, db);
   std::map<std::string, std::vector<const catalog::solution*>> by_problem;
   for (const auto& solution : solutions) by_problem[solution.problem_id].push_back(&solution);
   campaign_summary summary{st.campaign.id, st.campaign.name, s.name, st.device, 0, 0};
   sink.begin(static_cast<std::int64_t>(solutions.size()), st.campaign.name);
-  for (const auto& [problem_id, group] : by_problem) run_problem(st, s, *s.find(problem_id), group, db, runner, sink, summary);
+  for (const auto& [problem_id, group] : by_problem) run_problem(st, *s.find(problem_id), problem_ids.at(problem_id), group, db, runner, sink, summary);
   sink.end();
   db.set_campaign_status(st.campaign.id, "finished");
   return summary;
