@@ -21,6 +21,8 @@ class Arbiter:
     def __init__(self, db):
         self.bin = _binary()
         self.db = str(db)
+        # The same tests run on the CPU (label integration) and on a GPU (label gpu).
+        self.device = os.environ.get("ARBITER_TEST_DEVICE", "cpu")
 
     def run(self, *args, check=True, timeout=1800):
         env = dict(os.environ)
@@ -38,6 +40,9 @@ class Arbiter:
                 "JOIN solution s ON s.id = e.solution_id JOIN problem p ON p.id = s.problem_id "
                 "JOIN model m ON m.id = s.model_id").fetchall()
         return {(r[0], r[1], r[2]): {"id": r[3], "verdict": r[4], "reason": r[5], "status": r[6]} for r in rows}
+
+    def show(self, evaluation_id):
+        return json.loads(self.run("show", str(evaluation_id), "--db", self.db, "--json").stdout)
 
     def leaderboard(self, *args):
         return json.loads(self.run("leaderboard", "--db", self.db, "--json", *args).stdout)

@@ -22,7 +22,7 @@ def _solutions(tmp_path):
 def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path):
     solutions = _solutions(tmp_path)
     arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--db", arbiter.db,
-                "--device", "cpu", "--timeout", "40", "--max-time", "0.3")
+                "--device", arbiter.device, "--timeout", "40", "--max-time", "0.3")
     got = arbiter.evaluations()
     for case in _cases():
         expect = tomllib.loads((case / "expect.toml").read_text())
@@ -39,7 +39,7 @@ def test_show_prints_verdict_reason_and_log(arbiter, tmp_path):
         if model.name not in keep:
             shutil.rmtree(model)
     arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--db", arbiter.db,
-                "--device", "cpu", "--max-time", "0.3")
+                "--device", arbiter.device, "--max-time", "0.3")
     row = arbiter.evaluations()[("scale_add", "raises", 0)]
     shown = arbiter.run("show", str(row["id"]), "--db", arbiter.db).stdout
     assert "runtime_error" in shown and "kernel launch failed" in shown

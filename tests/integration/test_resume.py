@@ -17,7 +17,7 @@ def test_killed_campaign_resumes_without_redoing_finished_work(arbiter, tmp_path
     for copy_idx in range(3):
         shutil.copytree(CORPUS / "correct", root / f"copy{copy_idx}", ignore=shutil.ignore_patterns("expect.toml"))
     args = [arbiter.bin, "eval", str(CORPUS / "suite"), "--solutions", str(tmp_path / "solutions"),
-            "--db", arbiter.db, "--device", "cpu", "--campaign", "resume-test", "--max-time", "0.3"]
+            "--db", arbiter.db, "--device", arbiter.device, "--campaign", "resume-test", "--max-time", "0.3"]
     env = dict(os.environ, ARBITER_PYTHON=os.environ.get("ARBITER_PYTHON", "/usr/bin/python3"))
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 600

@@ -4,7 +4,7 @@ from conftest import ROOT
 
 def test_starter_suite_on_cpu(arbiter):
     proc = arbiter.run("eval", str(ROOT / "suites" / "starter"), "--solutions", str(ROOT / "solutions" / "starter"),
-                       "--db", arbiter.db, "--device", "cpu", "--max-time", "0.5")
+                       "--db", arbiter.db, "--device", arbiter.device, "--max-time", "0.5")
     assert "handwritten" in proc.stdout  # the leaderboard closes the run
     got = arbiter.evaluations()
     problems = {key[0] for key in got}
@@ -15,7 +15,14 @@ def test_starter_suite_on_cpu(arbiter):
         elif model == "handwritten-wrong":
             assert row["verdict"] == "incorrect", f"{problem}/{model}: {row['reason']}"
         elif model == "handwritten-triton":
-            assert row["verdict"] == "skipped", f"{problem}/{model}: {row['reason']}"
+            want = "passed" if arbiter.device == "cuda" else "skipped"
+            assert row["verdict"] == want, f"{problem}/{model}: {row['reason']}"
+    if arbiter.device == "cuda":
+        for (problem, model, _), row in got.items():
+            if row["verdict"] == "passed":
+                shown = arbiter.show(row["id"])
+                shapes = {m["shape"] for m in shown["measurements"] if m["role"] == "candidate"}
+                assert shapes and all(m["clock"] == "cuda_event" for m in shown["measurements"]), f"{problem}/{model}"
     board = {r["model"]: r for r in arbiter.leaderboard()["rows"]}
     assert board["handwritten"]["pass_at_1"] == 1.0
     assert board["handwritten"]["geomean_speedup"] is not None

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what arbiter needs to build, test and run on CPU, from Debian's packages only.
+# Run as root (or through sudo). GPU machines bring their own CUDA, torch and Triton.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  cmake ninja-build g++ pkg-config \
+  libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev \
+  libgtest-dev googletest \
+  python3 python3-torch python3-numpy python3-pytest >/dev/null
+echo "install-deps: done"
