@@ -61,7 +61,8 @@ void bundle_reader::index_values(uint32_t count) {
     value.info.kind = static_cast<int32_t>(header[0]);
     value.info.dtype = static_cast<int32_t>(header[1]);
     value.info.ndim = static_cast<int32_t>(header[2]);
-    if (header[2] > static_cast<uint32_t>(k_max_ndim)) format_fail(where + ": ndim " + std::to_string(header[2]) + " > 8");
+    if (header[2] > static_cast<uint32_t>(k_max_ndim))
+      format_fail(where + ": ndim " + std::to_string(header[2]) + " > 8");
     const uint64_t shape_bytes = 8 * static_cast<uint64_t>(value.info.ndim);
     read_at(offset + k_value_header_bytes, value.info.shape, shape_bytes, where.c_str());
     read_at(offset + k_value_header_bytes + shape_bytes, &value.info.nbytes, 8, where.c_str());

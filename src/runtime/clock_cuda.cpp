@@ -37,7 +37,8 @@ public:
     const auto value = static_cast<unsigned>(0x9E3779B9u * static_cast<uint64_t>(sample_idx + 1));
     m_driver.check(m_driver.memset_d32_async(m_flush, value, m_flush_words, m_stream), "cuMemsetD32Async (L2 flush)");
     // Lines a candidate pinned with an access-policy window would survive the flush (T6).
-    if (m_driver.ctx_reset_persisting_l2) m_driver.check(m_driver.ctx_reset_persisting_l2(), "cuCtxResetPersistingL2Cache");
+    if (m_driver.ctx_reset_persisting_l2)
+      m_driver.check(m_driver.ctx_reset_persisting_l2(), "cuCtxResetPersistingL2Cache");
     m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (before sample)");
   }
 

@@ -56,19 +56,24 @@ const cuda_driver& cuda_driver::get() {
   return driver;
 }
 
-void cuda_driver::check(cu_result rc, const char* what) const {
-  if (rc == 0) return;
+std::string cuda_driver::describe(cu_result rc) const {
   const char* name = nullptr;
   if (get_error_name) get_error_name(rc, &name);
-  fail(ARB_E_CUDA, std::string(what) + ": CUDA error " + std::to_string(rc) + " (" + (name ? name : "unknown") + ")");
+  return "CUDA error " + std::to_string(rc) + " (" + (name ? name : "unknown") + ")";
+}
+
+void cuda_driver::check(cu_result rc, const char* what) const {
+  if (rc != 0) fail(ARB_E_CUDA, std::string(what) + ": " + describe(rc));
 }
 
 cu_device cuda_driver::current_device() const {
   cu_context context = nullptr;
-  check(ctx_get_current(&context), "cuCtxGetCurrent");
-  if (!context)
-    fail(ARB_E_CUDA, "no CUDA context is current on the calling thread (initialise CUDA, e.g. through PyTorch, "
-                     "on this thread before timing)");
+  // Without cuInit the driver answers NOT_INITIALIZED rather than a null context: same cause.
+  const cu_result rc = ctx_get_current(&context);
+  if (rc != 0 || !context)
+    fail(ARB_E_CUDA, "no CUDA context is current on the calling thread (initialise CUDA on this thread, e.g. "
+                     "through PyTorch, before timing)" +
+                         (rc != 0 ? ": cuCtxGetCurrent: " + describe(rc) : std::string()));
   cu_device device = 0;
   check(ctx_get_device(&device), "cuCtxGetDevice");
   return device;

@@ -36,6 +36,9 @@ struct cuda_driver {
   /// dlerror's text when libcuda.so.1 or a required symbol is missing.
   static const cuda_driver& get();
 
+  /// "CUDA error <code> (<name>)".
+  std::string describe(cu_result rc) const;
+
   /// Throws runtime_failure(ARB_E_CUDA) "<what>: CUDA error <code> (<name>)" unless rc is 0.
   void check(cu_result rc, const char* what) const;
 

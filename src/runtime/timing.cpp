@@ -33,12 +33,14 @@ void invoke(const call_fn& call, int64_t call_idx) {
 }
 
 // The median's noise needs a sort; recomputing it after every sample would make long runs
-// quadratic, so past the minimums it is re-estimated every ~1/64 of the samples taken so far.
+// quadratic, so past the minimums it is re-estimated every ~1/64 of the samples taken so far,
+// and always on the sample where a cap would end the loop (so a converged run says "noise").
 double noise_if_due(const std::vector<double>& times_ms, const stop_rule& rule, double elapsed_s) {
   const auto samples = static_cast<int64_t>(times_ms.size());
   if (samples < rule.min_samples || elapsed_s < rule.min_time_s) return std::numeric_limits<double>::infinity();
   const int64_t stride = std::max<int64_t>(1, samples / 64);
-  if (samples % stride != 0) return std::numeric_limits<double>::infinity();
+  const bool at_cap = samples >= rule.max_samples || elapsed_s >= rule.max_time_s;
+  if (samples % stride != 0 && !at_cap) return std::numeric_limits<double>::infinity();
   return summarize_samples(times_ms).rel_noise;
 }
 

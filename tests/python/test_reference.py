@@ -45,7 +45,8 @@ def test_shape_keyword_arguments(runtime, runtime_lib, tmp_path):
         def get_init_inputs(**shape):
             return []
     """)
-    shapes = [{"name": "a", "params": {"rows": 3, "cols": 7, "unused": 1}}, {"name": "b", "params": {"rows": 1, "cols": 2}}]
+    shapes = [{"name": "a", "params": {"rows": 3, "cols": 7, "unused": 1}},
+              {"name": "b", "params": {"rows": 1, "cols": 2}}]
     job = reference_job(tmp_path, runtime_lib, problem_file, shapes, seeds=[5])
     result = run_runner("reference", job, tmp_path)
     assert result.returncode == 0, result.stderr

@@ -92,7 +92,8 @@ TEST(bundle, round_trips_every_kind_and_dtype) {
     EXPECT_EQ(std::vector<int64_t>(shape, shape + ndim), expected.shape) << value_idx;
     ASSERT_EQ(nbytes, expected.data.size()) << value_idx;
     std::vector<unsigned char> data(nbytes);
-    ASSERT_EQ(arb_reader_copy(reader, static_cast<int64_t>(value_idx), data.data(), nbytes), ARB_OK) << arb_last_error();
+    ASSERT_EQ(arb_reader_copy(reader, static_cast<int64_t>(value_idx), data.data(), nbytes), ARB_OK)
+        << arb_last_error();
     EXPECT_EQ(data, expected.data) << value_idx;
   }
   arb_reader_close(reader);

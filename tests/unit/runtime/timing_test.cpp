@@ -112,6 +112,15 @@ TEST(timing_loop, stops_at_max_time_when_noise_never_settles) {
   EXPECT_EQ(run.stats.samples, 50);
 }
 
+TEST(timing_loop, converged_run_reports_noise_on_its_last_permitted_sample) {
+  fake_clock clock({2.0});
+  // 131 samples: min_time is first met on the last one, which is off the re-estimation stride.
+  const stop_rule rule{2, 131, 32.75, 1e9, 0.01};
+  const timing_run run = run_timing(rule, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
+  EXPECT_EQ(run.stats.samples, 131);
+  EXPECT_EQ(run.stop, stop_reason::noise);
+}
+
 TEST(timing_loop, callback_failure_throws_with_the_call_index) {
   fake_clock clock({1.0});
   const stop_rule rule{5, 10, 0.0, 1e9, 0.0};
