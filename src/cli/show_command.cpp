@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace arbiter::cli::detail {
 
@@ -45,6 +46,15 @@ void print_failing_cases(std::ostream& out, const nlohmann::json& details) {
     if (!c.value("ok", true)) out << fmt::format("case {} / input set {}: {}\n", c.value("shape", "?"), c.value("input_set", 0), c.value("reason", ""));
 }
 
+void print_traceback(std::ostream& out, const nlohmann::json& details) {
+  if (!details.contains("error")) return;
+  const std::string traceback = details["error"].value("traceback", "");
+  if (traceback.empty()) return;
+  out << "\n" << details["error"].value("phase", "?") << " error, as the runner caught it:\n";
+  std::istringstream lines(traceback);
+  for (std::string line; std::getline(lines, line);) out << "  " << line << '\n';
+}
+
 void print_log_tail(std::ostream& out, const std::string& artifacts, int lines) {
   std::ifstream in(artifacts + "/log.txt");
   if (!in) return;
@@ -70,6 +80,7 @@ void print_text(std::ostream& out, store::store& db, const store::evaluation_vie
   if (auto cmd = rerun_command(db, v, args.db); !cmd.empty()) out << "re-run     " << cmd << '\n';
   const auto details = nlohmann::json::parse(r.details_json.empty() ? "{}" : r.details_json, nullptr, false);
   if (!details.is_discarded()) print_failing_cases(out, details);
+  if (!details.is_discarded()) print_traceback(out, details);
   print_measurements(out, r.measurements);
   print_log_tail(out, r.artifacts_dir, args.log_lines);
 }

@@ -108,6 +108,7 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
   j.details["weights"] = run.events.weights;
   j.details["process"] = {{"description", sandbox::describe(run.process)}, {"wall_s", run.process.wall_s},
                           {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated}};
+  if (run.events.error) j.details["error"] = *run.events.error;
   if (auto o = process_outcome(ctx, run)) {
     j.result = *o;
     return j;

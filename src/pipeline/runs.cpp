@@ -4,6 +4,8 @@
 #include "arbiter/common/hash.hpp"
 #include "arbiter/common/log.hpp"
 
+#include <cstdlib>
+
 namespace arbiter::pipeline::detail {
 
 namespace fs = std::filesystem;
@@ -30,6 +32,13 @@ std::string reference_key(const job_context& ctx, const nlohmann::json& job, con
   identity["hardware"] = hardware_fingerprint;
   identity["python"] = ctx.options.python;
   return sha256_hex(identity.dump()).substr(0, 24);
+}
+
+// Build caches (torch extensions, Triton, CUDA JIT) live per model under ARBITER_CACHE_DIR when
+// set, so that several databases on one machine share compiled kernels; else beside the database.
+fs::path cache_root(const fs::path& data_dir) {
+  if (const char* dir = std::getenv("ARBITER_CACHE_DIR"); dir && *dir) return fs::absolute(dir);
+  return data_dir / "cache";
 }
 
 std::string failure_line(const sandbox::process_result& process, const runner_events& events) {
@@ -62,7 +71,7 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
   const fs::path job_file = run.dir / "job.json";
   write_json(job_file, reference_job(ctx, problem, seeds, run.dir));
   ARB_INFO("reference", "{}: running the reference ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
-  const auto process = runner.run(runner_spec(ctx, "reference", job_file, run.dir, run.dir / "home", data_dir / "cache" / "_reference"));
+  const auto process = runner.run(runner_spec(ctx, "reference", job_file, run.dir, run.dir / "home", cache_root(data_dir) / "_reference"));
   const runner_events events = read_events(run.dir / "events.jsonl");
   run.ok = events.done && process.end == sandbox::process_end::exited && process.exit_code == 0;
   if (!run.ok) run.failure = "reference failed: " + failure_line(process, events) + " (log: " + (run.dir / "log.txt").string() + ")";
@@ -81,7 +90,7 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
   const fs::path job_file = eval_dir / "job.json";
   write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
   candidate_run run;
-  run.process = runner.run(runner_spec(ctx, "candidate", job_file, eval_dir, work, data_dir / "cache" / solution.model));
+  run.process = runner.run(runner_spec(ctx, "candidate", job_file, eval_dir, work, cache_root(data_dir) / solution.model));
   run.events = read_events(eval_dir / "events.jsonl");
   return run;
 }
