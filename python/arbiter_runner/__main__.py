@@ -1,4 +1,4 @@
-"""python3 -m arbiter_runner reference|candidate <job.json>
+"""python3 -m arbiter_runner reference|candidate|build <job.json>
 
 Exit status: 0 after the "done" event, 1 after an "error" event, 2 when the job file itself is
 unusable (no event log can be written then; the message goes to stderr)."""
@@ -13,12 +13,12 @@ from . import runtime as rt
 from .events import EventLog
 from .phases import PhaseFailed, phase
 
-MODES = {"reference": reference.run, "candidate": candidate.run}
+MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build}
 
 
 def _read_job(argv):
     if len(argv) != 2 or argv[0] not in MODES:
-        raise ValueError("usage: python3 -m arbiter_runner reference|candidate <job.json>")
+        raise ValueError("usage: python3 -m arbiter_runner reference|candidate|build <job.json>")
     mode, job_path = argv
     with open(job_path, encoding="utf-8") as file:
         job = json.load(file)

@@ -6,6 +6,7 @@
 #include "arbiter/common/log.hpp"
 #include "arbiter/doctor/doctor.hpp"
 #include "detail/judge.hpp"
+#include "detail/prebuild.hpp"
 #include "detail/runs.hpp"
 
 #include <algorithm>
@@ -100,6 +101,12 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
   return r;
 }
 
+std::int64_t solution_row(store::store& db, std::int64_t problem_id, const catalog::solution& solution) {
+  const std::int64_t model_id = db.upsert_model(solution.model, solution.meta.value("org", ""));
+  return db.upsert_solution(problem_id, model_id,
+                            {solution.model, solution.sample, solution.hash, solution.dir.string(), solution.meta.dump()});
+}
+
 // Every problem the campaign covers counts in pass@1's denominator, solved by anyone or not.
 std::map<std::string, std::int64_t> register_problems(const campaign_state& st, const catalog::suite& s, store::store& db) {
   std::map<std::string, std::int64_t> ids;
@@ -121,9 +128,7 @@ void run_problem(campaign_state& st, const catalog::problem& problem, std::int64
   const detail::job_context ctx{st.options, st.paths, st.device, problem.shapes_for(st.device)};
   std::optional<detail::reference_run> reference; // run once, and only if a solution needs it
   for (const auto* solution : solutions) {
-    const std::int64_t model_id = db.upsert_model(solution->model, solution->meta.value("org", ""));
-    const std::int64_t solution_id = db.upsert_solution(
-        problem_id, model_id, {solution->model, solution->sample, solution->hash, solution->dir.string(), solution->meta.dump()});
+    const std::int64_t solution_id = solution_row(db, problem_id, *solution);
     if (db.finished_evaluation(st.campaign.id, solution_id)) {
       ++summary.resumed;
       sink.finish(solution->label(), {verdict::skipped, "finished earlier"}, std::nullopt, true);
@@ -138,6 +143,21 @@ void run_problem(campaign_state& st, const catalog::problem& problem, std::int64
     ++summary.evaluated;
     sink.finish(solution->label(), result.result, result.speedup, false);
   }
+}
+
+// Solutions the loop will run a candidate for, in the loop's order.
+std::vector<const catalog::solution*> to_build(const campaign_state& st, const catalog::suite& s,
+                                               const std::map<std::string, std::vector<const catalog::solution*>>& by_problem,
+                                               const std::map<std::string, std::int64_t>& problem_ids, store::store& db) {
+  std::vector<const catalog::solution*> out;
+  for (const auto& [problem_id, group] : by_problem) {
+    if (s.find(problem_id)->shapes_for(st.device).empty()) continue;
+    for (const auto* solution : group)
+      if (solution->runs_on(st.device) &&
+          !db.finished_evaluation(st.campaign.id, solution_row(db, problem_ids.at(problem_id), *solution)))
+        out.push_back(solution);
+  }
+  return out;
 }
 
 } // namespace
@@ -159,6 +179,8 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   for (const auto& solution : solutions) by_problem[solution.problem_id].push_back(&solution);
   campaign_summary summary{st.campaign.id, st.campaign.name, s.name, st.device, 0, 0};
   sink.begin(static_cast<std::int64_t>(solutions.size()), st.campaign.name);
+  const detail::job_context build_ctx{st.options, st.paths, st.device, {}};
+  detail::prebuilder builds(build_ctx, to_build(st, s, by_problem, problem_ids, db), st.data_dir, detail::prebuild_workers());
   for (const auto& [problem_id, group] : by_problem) run_problem(st, *s.find(problem_id), problem_ids.at(problem_id), group, db, runner, sink, summary);
   sink.end();
   db.set_campaign_status(st.campaign.id, "finished");

@@ -10,8 +10,6 @@ namespace arbiter::pipeline::detail {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mode, const fs::path& job_file,
                                   const fs::path& dir, const fs::path& cwd, const fs::path& cache_dir) {
   sandbox::process_spec spec;
@@ -40,6 +38,8 @@ fs::path cache_root(const fs::path& data_dir) {
   if (const char* dir = std::getenv("ARBITER_CACHE_DIR"); dir && *dir) return fs::absolute(dir);
   return data_dir / "cache";
 }
+
+namespace {
 
 std::string failure_line(const sandbox::process_result& process, const runner_events& events) {
   if (events.error) return error_line(*events.error);
@@ -78,15 +78,19 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
   return run;
 }
 
-candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
-                            const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
-  fs::remove_all(eval_dir);
-  const fs::path work = eval_dir / "work";
+void copy_solution(const catalog::solution& solution, const fs::path& work) {
   fs::create_directories(work);
   for (const auto& rel : solution.files) {
     fs::create_directories((work / rel).parent_path());
     fs::copy_file(solution.dir / rel, work / rel, fs::copy_options::overwrite_existing);
   }
+}
+
+candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
+                            const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
+  fs::remove_all(eval_dir);
+  const fs::path work = eval_dir / "work";
+  copy_solution(solution, work);
   const fs::path job_file = eval_dir / "job.json";
   write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
   candidate_run run;

@@ -37,6 +37,18 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
                             const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
                             const std::filesystem::path& data_dir, sandbox::process_runner& runner);
 
+/// The spec of one runner process: `python -m arbiter_runner <mode> <job_file>` with the runner
+/// environment, cwd, the options' wall-clock limit and the log in dir/log.txt.
+sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mode, const std::filesystem::path& job_file,
+                                  const std::filesystem::path& dir, const std::filesystem::path& cwd,
+                                  const std::filesystem::path& cache_dir);
+
+/// Root of the per-model build caches: $ARBITER_CACHE_DIR, else data_dir/cache.
+std::filesystem::path cache_root(const std::filesystem::path& data_dir);
+
+/// Copies a solution's files into work (created if needed).
+void copy_solution(const catalog::solution& solution, const std::filesystem::path& work);
+
 /// "<Type>: <message>" of an error event, shortened to one line.
 std::string error_line(const nlohmann::json& error);
 
