@@ -2,7 +2,7 @@
 from conftest import ROOT
 
 
-def test_starter_suite_on_cpu(arbiter):
+def test_starter_suite(arbiter):
     proc = arbiter.run("eval", str(ROOT / "suites" / "starter"), "--solutions", str(ROOT / "solutions" / "starter"),
                        "--db", arbiter.db, "--device", arbiter.device, "--max-time", "0.5")
     assert "handwritten" in proc.stdout  # the leaderboard closes the run
