@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ pkg-config \
-  libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev \
+  libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev libcurl4-openssl-dev \
   libgtest-dev googletest \
   python3 python3-torch python3-numpy python3-pytest >/dev/null
 echo "install-deps: done"

@@ -3,7 +3,8 @@
 namespace arbiter::cli {
 
 std::vector<command> commands() {
-  return {detail::eval_command(), detail::leaderboard_command(), detail::show_command(), detail::doctor_command()};
+  return {detail::eval_command(), detail::leaderboard_command(), detail::show_command(), detail::doctor_command(),
+          detail::check_command(), detail::agent_command()};
 }
 
 namespace detail {

@@ -11,6 +11,8 @@ command eval_command();
 command leaderboard_command();
 command show_command();
 command doctor_command();
+command check_command();
+command agent_command();
 
 /// --db with its ARBITER_DB fallback.
 void add_db_option(CLI::App& app, std::string& db);
