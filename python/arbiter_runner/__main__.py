@@ -1,4 +1,5 @@
 """python3 -m arbiter_runner reference|candidate|build <job.json>
+   python3 -m arbiter_runner facts <solution dir> [--out facts.json]
 
 Exit status: 0 after the "done" event, 1 after an "error" event, 2 when the job file itself is
 unusable (no event log can be written then; the message goes to stderr)."""
@@ -51,6 +52,9 @@ def run(mode, job, events):
 
 
 def main(argv):
+    if argv and argv[0] == "facts":  # static facts of a solution folder: no job, no runtime
+        from . import facts
+        return facts.main(argv[1:])
     try:
         mode, job = _read_job(argv)
         events = EventLog(job["events_file"])

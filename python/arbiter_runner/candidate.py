@@ -1,12 +1,17 @@
 """Candidate mode: imports the solution, rebuilds each shape's model with the reference's
 weights, runs it on the exchanged inputs, writes its outputs, then times it. It never sees
 seeds, the problem file or expected outputs."""
+import json
+import os
+
 import torch
 
-from . import problem, tensors
+from . import guard_checks, problem, tensors
 from .bundle import read_bundle, write_bundle
-from .phases import case_path, phase, shape_path
-from .reference import time_shape
+from .phases import case_path, phase, shape_path, timing_path
+from .timing import Capture, time_model
+
+MAX_STRESS_SCALES = 16
 
 
 def _load(job, events):
@@ -60,17 +65,86 @@ def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
         outputs = tensors.normalise_outputs(model(*inputs))
         tensors.synchronize(device)
         after = tensors.hash_values(runtime, inputs, device)
+        types, aliases = guard_checks.output_evidence(outputs, inputs)
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
-    events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after)
+        if job.get("guard", False):
+            _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs)
+    events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
+                output_types=types, aliases=aliases)
     return tensors.nbytes_of(outputs)
+
+
+def _call_and_write(job, runtime, model, inputs, path):
+    outputs = tensors.normalise_outputs(model(*inputs))
+    tensors.synchronize(job["device"])
+    write_bundle(runtime, path, outputs)
+
+
+def _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs):
+    """The mutation re-run (the same input tensors overwritten in place with the mutation set) and
+    the determinism re-run (the original contents copied back, called again)."""
+    device = job["device"]
+    exchange = job["exchange_dir"]
+    guard_checks.overwrite_inputs(inputs, read_bundle(runtime, case_path(exchange, shape_idx, seed_idx, "mutation.arbb"), device))
+    _call_and_write(job, runtime, model, inputs, case_path(job["output_dir"], shape_idx, seed_idx, "mutation.arbb"))
+    guard_checks.overwrite_inputs(inputs, read_bundle(runtime, case_path(exchange, shape_idx, seed_idx, "inputs.arbb"), device))
+    _call_and_write(job, runtime, model, inputs, case_path(job["output_dir"], shape_idx, seed_idx, "repeat.arbb"))
+
+
+def _stress(job, runtime, events, model, shape_idx):
+    """Every stress set the reference wrote for this shape, called once each."""
+    for scale_idx in range(MAX_STRESS_SCALES):  # the reference wrote a file per usable scale
+        source = shape_path(job["exchange_dir"], shape_idx, f"stress{scale_idx}.arbb")
+        if not os.path.exists(source):
+            continue
+        with phase(events, "case", shape_idx=shape_idx):
+            inputs = read_bundle(runtime, source, job["device"])
+            _call_and_write(job, runtime, model, inputs, shape_path(job["output_dir"], shape_idx, f"stress{scale_idx}.arbb"))
+
+
+def _time(job, runtime, events, model, shape_idx):
+    """Times the model as the reference is timed, keeping a random few timed outputs
+    (outputs/<shape>/timed/<n>.arbb, indexed by timed.json) for the orchestrator to verify."""
+    device = job["device"]
+    capture = Capture() if job.get("guard", False) else None
+    with phase(events, "timing", shape_idx=shape_idx):
+        input_sets = [read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
+                      for seed_idx in range(int(job["num_seeds"]))]
+        time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx), capture)
+        if capture is not None:
+            _write_captures(job, runtime, shape_idx, capture.finish(), len(input_sets))
+    events.emit("timed", shape_idx=shape_idx)
+
+
+def _write_captures(job, runtime, shape_idx, kept, num_sets):
+    tensors.synchronize(job["device"])
+    index = []
+    for capture_idx, (call_idx, outputs) in enumerate(kept):
+        name = f"timed/{capture_idx}.arbb"
+        write_bundle(runtime, shape_path(job["output_dir"], shape_idx, name), tensors.normalise_outputs(outputs))
+        index.append({"call_idx": call_idx, "input_set": call_idx % num_sets, "file": name})
+    with open(shape_path(job["output_dir"], shape_idx, "timed.json"), "w", encoding="utf-8") as file:
+        json.dump(index, file)
+
+
+def _observe(events, watch, stage):
+    if watch is None:  # a job without the guard's checks (the runner's own tests)
+        return
+    events.emit("census", **watch.census(stage))
+    events.emit("integrity", stage=stage, patched=watch.patched())
 
 
 def run(job, runtime, events):
     """Runs every shape; raises PhaseFailed after writing an error event."""
+    watch = guard_checks.Watch(runtime) if job.get("guard", False) else None
     module = _load(job, events)
+    _observe(events, watch, "after_load")
     for shape_idx, _shape in enumerate(job["shapes"]):
         model = _build(job, runtime, events, module, shape_idx)
         poison_sizes = []
         for seed_idx in range(int(job["num_seeds"])):
             poison_sizes = _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes)
-        time_shape(job, runtime, events, model, shape_idx)
+        if job.get("guard", False):
+            _stress(job, runtime, events, model, shape_idx)
+        _time(job, runtime, events, model, shape_idx)
+    _observe(events, watch, "after_calls")

@@ -2,7 +2,7 @@
 constructor arguments, weights, input sets and expected outputs, then times the reference."""
 import torch
 
-from . import problem, tensors
+from . import checks_reference, guard_checks, problem, tensors
 from .bundle import read_bundle, write_bundle
 from .phases import case_path, phase, shape_path, timing_path
 from .timing import time_model
@@ -41,8 +41,23 @@ def _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params):
         outputs = tensors.normalise_outputs(model(*inputs))
         tensors.synchronize(device)
         after = tensors.hash_values(runtime, inputs, device)
+        _, aliases = guard_checks.output_evidence(outputs, inputs)
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
-    events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after)
+        if job.get("guard", False):
+            _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params)
+    events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
+                output_aliases_input=bool(aliases))
+
+
+def _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params):
+    """The guard's extra sets (checks_reference), from the inputs as written to the exchange."""
+    path = case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb")
+    inputs = read_bundle(runtime, path, job["device"])
+    checks_reference.write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inputs)
+    if seed_idx == 0:  # the orchestrator finds these by their files: a skipped one has none
+        checks_reference.write_stress(job, runtime, model, shape_idx, read_bundle(runtime, path, job["device"]))
+        if job.get("float64_check", False):
+            checks_reference.write_float64(job, runtime, model, shape_idx, read_bundle(runtime, path, job["device"]))
 
 
 def time_shape(job, runtime, events, model, shape_idx):

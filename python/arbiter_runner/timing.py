@@ -2,24 +2,59 @@
 provides the forward call, rotating input sets by call index."""
 import ctypes
 import os
+import random
 
 import torch
 
 from . import runtime as rt
 
+# Drawn from the OS, created before any solution is imported: which timed calls are captured is
+# decided after each call returns, so a call cannot know whether its output will be checked.
+_CHOOSER = random.SystemRandom()
+
+
+class Capture:
+    """Outputs of timed calls kept for the orchestrator to verify: a random few, cloned right after
+    their call returned, and the last call's. `kept` holds (call_idx, [tensors])."""
+
+    def __init__(self, probability=0.25, limit=6):
+        self.probability = probability
+        self.limit = limit
+        self.kept = []
+        self.last = None
+
+    def after(self, call_idx, out):
+        self.last = (call_idx, out)
+        if len(self.kept) < self.limit and _CHOOSER.random() < self.probability:
+            self.kept.append((call_idx, _cloned(out)))
+
+    def finish(self):
+        """Every capture, the last call's included (cloned now that no call can overwrite it)."""
+        if self.last is not None and all(idx != self.last[0] for idx, _ in self.kept):
+            self.kept.append((self.last[0], _cloned(self.last[1])))
+        return self.kept
+
+
+def _cloned(out):
+    values = out if isinstance(out, (tuple, list)) else [out]
+    return [torch.Tensor.clone(v) if isinstance(v, torch.Tensor) else v for v in values]
+
 
 class _Call:
     """The callback state: input sets, and the first exception a forward raised."""
 
-    def __init__(self, model, input_sets):
+    def __init__(self, model, input_sets, capture=None):
         self.model = model
         self.input_sets = input_sets
+        self.capture = capture
         self.error = None
 
     def __call__(self, _user, call_idx):
         try:
             inputs = self.input_sets[call_idx % len(self.input_sets)]
-            self.model(*inputs)
+            out = self.model(*inputs)
+            if self.capture is not None:
+                self.capture.after(call_idx, out)
             return 0
         except BaseException as exc:  # noqa: B902 - SystemExit from a forward must not pass as success
             self.error = exc
@@ -41,11 +76,12 @@ def _config(device, timing):
     return config
 
 
-def time_model(runtime, model, input_sets, device, timing, json_path):
+def time_model(runtime, model, input_sets, device, timing, json_path, capture=None):
     """Times model over input_sets (call i uses set i % len) and writes json_path. Returns the
-    arb_timing_result as a dict. A forward's exception is re-raised as is."""
+    arb_timing_result as a dict. A forward's exception is re-raised as is. With a Capture, some
+    outputs of timed calls are kept for verification."""
     os.makedirs(os.path.dirname(os.fspath(json_path)) or ".", exist_ok=True)
-    call = _Call(model, input_sets)
+    call = _Call(model, input_sets, capture)
     callback = rt.CALL_FN(call)  # kept referenced for the whole arb_time call
     config = _config(device, timing)
     if device == "cuda":

@@ -46,6 +46,15 @@ void print_failing_cases(std::ostream& out, const nlohmann::json& details) {
     if (!c.value("ok", true)) out << fmt::format("case {} / input set {}: {}\n", c.value("shape", "?"), c.value("input_set", 0), c.value("reason", ""));
 }
 
+// The guard's findings: deciding ones (reject, flag) first, each with its evidence.
+void print_findings(std::ostream& out, const std::vector<store::finding_record>& findings) {
+  if (findings.empty()) return;
+  out << "\nfindings (guard; docs/guard.md):\n";
+  for (const char* level : {"reject", "flag", "info"})
+    for (const auto& f : findings)
+      if (f.severity == level) out << fmt::format("  {:<3} {:<6} {:<7} {}\n", f.pattern, f.severity, f.source, f.evidence);
+}
+
 void print_traceback(std::ostream& out, const nlohmann::json& details) {
   if (!details.contains("error")) return;
   const std::string traceback = details["error"].value("traceback", "");
@@ -80,6 +89,7 @@ void print_text(std::ostream& out, store::store& db, const store::evaluation_vie
   if (auto cmd = rerun_command(db, v, args.db); !cmd.empty()) out << "re-run     " << cmd << '\n';
   const auto details = nlohmann::json::parse(r.details_json.empty() ? "{}" : r.details_json, nullptr, false);
   if (!details.is_discarded()) print_failing_cases(out, details);
+  print_findings(out, r.findings);
   if (!details.is_discarded()) print_traceback(out, details);
   print_measurements(out, r.measurements);
   print_log_tail(out, r.artifacts_dir, args.log_lines);
@@ -92,7 +102,11 @@ nlohmann::json to_json(const store::evaluation_view& v) {
                   {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms}, {"samples", m.samples},
                   {"rel_noise", m.rel_noise}, {"speedup", m.speedup ? nlohmann::json(*m.speedup) : nlohmann::json()}});
   const auto details = nlohmann::json::parse(v.result.details_json.empty() ? "{}" : v.result.details_json, nullptr, false);
-  return {{"id", v.id}, {"campaign", v.campaign}, {"suite", v.suite}, {"problem", v.problem}, {"model", v.model},
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : v.result.findings)
+    findings.push_back({{"pattern", f.pattern}, {"severity", f.severity}, {"evidence", f.evidence}, {"source", f.source}});
+  const auto facts = nlohmann::json::parse(v.result.facts_json.empty() ? "null" : v.result.facts_json, nullptr, false);
+  return {{"findings", findings}, {"facts", facts.is_discarded() ? nlohmann::json() : facts},{"id", v.id}, {"campaign", v.campaign}, {"suite", v.suite}, {"problem", v.problem}, {"model", v.model},
           {"sample", v.sample}, {"status", v.status}, {"verdict", to_string(v.result.result.v)}, {"reason", v.result.result.reason},
           {"speedup", v.result.speedup ? nlohmann::json(*v.result.speedup) : nlohmann::json()}, {"wall_s", v.result.wall_s},
           {"solution_path", v.solution_path}, {"solution_hash", v.solution_hash}, {"artifacts_dir", v.result.artifacts_dir},

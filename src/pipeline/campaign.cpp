@@ -5,6 +5,7 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/log.hpp"
 #include "arbiter/doctor/doctor.hpp"
+#include "arbiter/guard/finding.hpp"
 #include "detail/judge.hpp"
 #include "detail/prebuild.hpp"
 #include "detail/runs.hpp"
@@ -98,6 +99,9 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
   r.speedup = j.result.v == verdict::passed ? j.speedup : std::nullopt;
   r.details_json = j.details.dump();
   r.measurements = std::move(j.measurements);
+  for (const auto& f : j.findings)
+    r.findings.push_back({f.pattern, std::string(guard::to_string(f.level)), f.evidence, f.source});
+  if (!run.facts.empty()) r.facts_json = run.facts.dump();
   return r;
 }
 

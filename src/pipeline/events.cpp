@@ -8,18 +8,24 @@ namespace {
 
 void apply(runner_events& events, const nlohmann::json& record) {
   const std::string name = record.value("event", "");
+  if (events.done) ++events.after_done;
   events.last_event = name;
   if (name == "start") {
     events.started = true;
     events.start = record;
   } else if (name == "done") {
     events.done = true;
+    ++events.done_count;
   } else if (name == "error") {
     events.error = record;
   } else if (name == "weights") {
     events.weights.push_back(record);
   } else if (name == "case") {
     events.cases.push_back(record);
+  } else if (name == "census") {
+    events.census.push_back(record);
+  } else if (name == "integrity") {
+    events.integrity.push_back(record);
   }
 }
 

@@ -23,6 +23,7 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
       {"weights_seed", ctx.options.weights_seed},
       {"num_seeds", ctx.options.num_seeds},
       {"shapes", shapes},
+      {"guard", true}, // the guard's dynamic checks (docs/guard.md)
       {"timing",
        {{"warmup_calls", t.warmup_calls},
         {"min_samples", t.min_samples},
@@ -41,6 +42,8 @@ nlohmann::json reference_job(const job_context& ctx, const catalog::problem& pro
   nlohmann::json job = common_job(ctx, "reference");
   job["problem_file"] = problem.reference_file.string();
   job["seeds"] = seeds;
+  job["stress_scales"] = problem.stress_scales;
+  job["float64_check"] = problem.dtype == "float32";
   job["exchange_dir"] = (ref_dir / "exchange").string();
   job["output_dir"] = (ref_dir / "expected").string();
   job["timing_dir"] = (ref_dir / "timing").string();

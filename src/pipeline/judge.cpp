@@ -1,7 +1,9 @@
 #include "detail/judge.hpp"
 
+#include "arbiter/guard/static_rules.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/verify/compare.hpp"
+#include "detail/guard_evidence.hpp"
 
 #include <fmt/format.h>
 
@@ -101,6 +103,37 @@ std::optional<store::measurement_record> read_timing(const fs::path& file) {
   return m;
 }
 
+namespace {
+
+outcome base_outcome(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                     const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
+  if (auto o = process_outcome(ctx, run)) return *o;
+  j.details["cases"] = nlohmann::json::array();
+  if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details)) return *o;
+  attach_timings(ctx, ref_dir, eval_dir, j);
+  return {verdict::passed, j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
+                                                   ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
+                                     : "all cases within tolerance; timings missing"};
+}
+
+// The guard (docs/guard.md): static facts and run evidence become findings, which may turn the
+// verdict into `rejected`; the failing case or process outcome stays in the details.
+void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                 const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
+  const bool ran = j.result.v == verdict::passed;
+  j.findings = guard::static_findings(run.facts, problem.rule);
+  const auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, ran);
+  for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& c : evidence.checks)
+    checks.push_back({{"kind", c.kind}, {"where", c.where}, {"ok", c.ok}, {"reason", c.reason}});
+  j.details["guard_checks"] = checks;
+  j.details["languages"] = run.facts.value("languages", nlohmann::json::array());
+  j.result = guard::decide(j.result, j.findings);
+}
+
+} // namespace
+
 judgement judge(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
                 const fs::path& ref_dir, const fs::path& eval_dir) {
   judgement j;
@@ -109,19 +142,8 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
   j.details["process"] = {{"description", sandbox::describe(run.process)}, {"wall_s", run.process.wall_s},
                           {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated}};
   if (run.events.error) j.details["error"] = *run.events.error;
-  if (auto o = process_outcome(ctx, run)) {
-    j.result = *o;
-    return j;
-  }
-  j.details["cases"] = nlohmann::json::array();
-  if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details)) {
-    j.result = *o;
-    return j;
-  }
-  attach_timings(ctx, ref_dir, eval_dir, j);
-  j.result = {verdict::passed, j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
-                                                       ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
-                                         : "all cases within tolerance; timings missing"};
+  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, j);
+  apply_guard(ctx, problem, run, ref_dir, eval_dir, j);
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include "arbiter/common/log.hpp"
 
 #include <cstdlib>
+#include <fstream>
 
 namespace arbiter::pipeline::detail {
 
@@ -78,6 +79,27 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
   return run;
 }
 
+// Static facts come from a trusted process of their own that parses the sources, before the
+// candidate runs and can change them.
+static nlohmann::json extract_facts(const job_context& ctx, const fs::path& work, const fs::path& eval_dir,
+                             sandbox::process_runner& runner) {
+  sandbox::process_spec spec;
+  const fs::path out = eval_dir / "facts.json";
+  spec.argv = {ctx.options.python, "-m", "arbiter_runner", "facts", work.string(), "--out", out.string()};
+  spec.env = runner_environment(ctx, eval_dir / "facts-cache", eval_dir);
+  spec.cwd = eval_dir.string();
+  spec.timeout_s = 120;
+  spec.log_path = (eval_dir / "facts-log.txt").string();
+  const auto process = runner.run(spec);
+  std::ifstream in(out);
+  nlohmann::json facts = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (process.end != sandbox::process_end::exited || process.exit_code != 0 || !facts.is_object()) {
+    ARB_WARN("guard", "static facts of {} unavailable: {}", work.string(), sandbox::describe(process));
+    return nlohmann::json::object();
+  }
+  return facts;
+}
+
 void copy_solution(const catalog::solution& solution, const fs::path& work) {
   fs::create_directories(work);
   for (const auto& rel : solution.files) {
@@ -94,6 +116,7 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
   const fs::path job_file = eval_dir / "job.json";
   write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
   candidate_run run;
+  run.facts = extract_facts(ctx, work, eval_dir, runner);
   run.process = runner.run(runner_spec(ctx, "candidate", job_file, eval_dir, work, cache_root(data_dir) / solution.model));
   run.events = read_events(eval_dir / "events.jsonl");
   return run;

@@ -135,11 +135,21 @@ CREATE TABLE annotation (
 CREATE INDEX annotation_by_evaluation ON annotation(evaluation_id);
 )sql";
 
+// Static facts per solution (python -m arbiter_runner facts), read by the guard and by people.
+constexpr std::string_view k_solution_facts = R"sql(
+CREATE TABLE solution_facts (
+  solution_id INTEGER PRIMARY KEY REFERENCES solution(id) ON DELETE CASCADE,
+  facts_json  TEXT NOT NULL,
+  created_at  TEXT NOT NULL DEFAULT )sql" ARB_SQL_NOW R"sql(
+);
+)sql";
+
 #undef ARB_SQL_NOW
 
 // Append only: never edit or renumber a migration that has shipped.
-constexpr std::array<migration, 1> k_migrations{{
+constexpr std::array<migration, 2> k_migrations{{
     {1, "initial schema", k_initial_schema},
+    {2, "static facts per solution", k_solution_facts},
 }};
 
 void ensure_migration_table(database& db) {

@@ -2,6 +2,7 @@
 #include "detail/store_sqlite.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace arbiter::store::detail {
 
@@ -30,6 +31,52 @@ measurement_record measurement_from_row(const statement& row) {
   m.rel_noise = row.get_double(9);
   m.speedup = row.get_optional_double(10);
   return m;
+}
+
+// Evidence is stored as JSON, as migration 1 declared the column: {"text": ..., "source": ...}.
+void insert_findings(database& db, std::int64_t evaluation_id, const std::vector<finding_record>& rows) {
+  const std::string what = fmt::format("store findings of evaluation {}", evaluation_id);
+  statement clear(db, "DELETE FROM finding WHERE evaluation_id = ?", what);
+  clear.bind_all(evaluation_id).run();
+  statement insert(db, "INSERT INTO finding(evaluation_id, pattern, severity, evidence) VALUES (?, ?, ?, ?)", what);
+  for (const finding_record& f : rows) {
+    const std::string evidence = nlohmann::json{{"text", f.evidence}, {"source", f.source}}.dump();
+    insert.bind_all(evaluation_id, f.pattern, f.severity, evidence);
+    insert.run();
+    insert.reset();
+  }
+}
+
+void save_facts(database& db, std::int64_t evaluation_id, const std::string& facts_json) {
+  statement upsert(db,
+                   "INSERT INTO solution_facts(solution_id, facts_json) SELECT solution_id, ? FROM evaluation WHERE id = ? "
+                   "ON CONFLICT(solution_id) DO UPDATE SET facts_json = excluded.facts_json",
+                   fmt::format("store static facts of evaluation {}", evaluation_id));
+  upsert.bind_all(facts_json, evaluation_id).run();
+}
+
+std::vector<finding_record> read_findings(database& db, std::int64_t evaluation_id) {
+  statement query(db, "SELECT pattern, severity, evidence FROM finding WHERE evaluation_id = ? ORDER BY id",
+                  fmt::format("read findings of evaluation {}", evaluation_id));
+  query.bind_all(evaluation_id);
+  std::vector<finding_record> out;
+  while (query.step()) {
+    finding_record f{query.get_text(0), query.get_text(1), query.get_text(2), ""};
+    const auto evidence = nlohmann::json::parse(f.evidence, nullptr, false);
+    if (evidence.is_object()) {
+      f.evidence = evidence.value("text", f.evidence);
+      f.source = evidence.value("source", "");
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string read_facts(database& db, std::int64_t solution_id) {
+  statement query(db, "SELECT facts_json FROM solution_facts WHERE solution_id = ?",
+                  fmt::format("read static facts of solution {}", solution_id));
+  query.bind_all(solution_id);
+  return query.step() ? query.get_text(0) : std::string();
 }
 
 } // namespace
@@ -93,6 +140,8 @@ void sqlite_store::finish_evaluation(std::int64_t evaluation_id, const evaluatio
   statement clear(m_db, "DELETE FROM measurement WHERE evaluation_id = ?", what + ": clear measurements");
   clear.bind_all(evaluation_id).run();
   insert_measurements(evaluation_id, result.measurements);
+  insert_findings(m_db, evaluation_id, result.findings);
+  if (!result.facts_json.empty()) save_facts(m_db, evaluation_id, result.facts_json);
   tx.commit();
 }
 
@@ -124,7 +173,7 @@ std::optional<evaluation_view> sqlite_store::evaluation(std::int64_t evaluation_
   statement query(m_db,
                   "SELECT e.id, e.campaign_id, c.name, p.suite, p.key, m.name, s.sample, s.path, s.hash, e.status, "
                   "e.verdict, e.reason, e.speedup, e.wall_s, e.details_json, e.artifacts_dir, e.started_at, "
-                  "COALESCE(e.finished_at, '') FROM evaluation e JOIN campaign c ON c.id = e.campaign_id "
+                  "COALESCE(e.finished_at, ''), e.solution_id FROM evaluation e JOIN campaign c ON c.id = e.campaign_id "
                   "JOIN solution s ON s.id = e.solution_id JOIN problem p ON p.id = s.problem_id "
                   "JOIN model m ON m.id = s.model_id WHERE e.id = ?",
                   fmt::format("read evaluation {}", evaluation_id));
@@ -151,6 +200,8 @@ std::optional<evaluation_view> sqlite_store::evaluation(std::int64_t evaluation_
   view.started_at = query.get_text(16);
   view.finished_at = query.get_text(17);
   view.result.measurements = read_measurements(view.id);
+  view.result.findings = read_findings(m_db, view.id);
+  view.result.facts_json = read_facts(m_db, query.get_int64(18));
   return view;
 }
 

@@ -60,6 +60,15 @@ struct measurement_record {
   std::optional<double> speedup; ///< candidate rows only: baseline median / candidate median
 };
 
+/// A guard finding as stored: pattern id (T1..H7), severity ("info" | "flag" | "reject"),
+/// evidence as one line a person can read, and where it came from ("static" | "dynamic").
+struct finding_record {
+  std::string pattern;
+  std::string severity;
+  std::string evidence;
+  std::string source;
+};
+
 /// What an evaluation produced; written once when it finishes.
 struct evaluation_result {
   outcome result;
@@ -68,6 +77,8 @@ struct evaluation_result {
   std::string details_json; ///< per-case correctness, weights mode, runner facts
   std::string artifacts_dir;
   std::vector<measurement_record> measurements;
+  std::vector<finding_record> findings; ///< the guard's; stored in the finding table
+  std::string facts_json;               ///< the solution's static facts; stored per solution when not empty
 };
 
 /// A stored evaluation with what identifies it, for `show` and reports.

@@ -17,6 +17,10 @@ struct runner_events {
   nlohmann::json start = nlohmann::json::object();
   nlohmann::json weights = nlohmann::json::array(); ///< "weights" events in order
   nlohmann::json cases = nlohmann::json::array();   ///< "case" events in order
+  nlohmann::json census = nlohmann::json::array();  ///< "census" events (thread census, guard)
+  nlohmann::json integrity = nlohmann::json::array(); ///< "integrity" events (patched objects, guard)
+  int done_count = 0;                               ///< more than one "done" is a forged channel
+  int after_done = 0;                               ///< events written after the first "done"
 };
 
 runner_events read_events(const std::filesystem::path& file);

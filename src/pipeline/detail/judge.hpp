@@ -2,6 +2,7 @@
 /// Turns what a candidate process did into a verdict, with details and measurements: process end
 /// and runner events first, then the orchestrator's own comparison of every case, then timings.
 #include "arbiter/catalog/problem.hpp"
+#include "arbiter/guard/finding.hpp"
 #include "arbiter/store/records.hpp"
 #include "detail/runs.hpp"
 
@@ -17,6 +18,7 @@ struct judgement {
   std::optional<double> speedup;
   nlohmann::json details = nlohmann::json::object();
   std::vector<store::measurement_record> measurements;
+  std::vector<guard::finding> findings; ///< every finding, deciding or not
 };
 
 judgement judge(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,

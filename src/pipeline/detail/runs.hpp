@@ -29,6 +29,7 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
 struct candidate_run {
   sandbox::process_result process;
   runner_events events;
+  nlohmann::json facts = nlohmann::json::object(); ///< static facts of the solution (facts.py); {} if extraction failed
 };
 
 /// Copies the solution into eval_dir/work (its private cwd) and runs it in a fresh process with the

@@ -98,7 +98,7 @@ TEST_F(store_sqlite, migrations_are_applied_once_and_reopen_is_idempotent) {
   const std::string applied_at = raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1");
   EXPECT_FALSE(applied_at.empty());
   open_store(m_path.string());
-  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "1");
+  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "2"); // one row per migration (src/store/migrations.cpp)
   EXPECT_EQ(raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1"), applied_at);
   EXPECT_EQ(raw_query(m_path, "PRAGMA journal_mode"), "wal");
   for (const char* table : {"hardware", "problem", "model", "solution", "campaign", "evaluation", "measurement",

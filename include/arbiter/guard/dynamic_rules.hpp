@@ -1,0 +1,39 @@
+#pragma once
+/// Rules over what a candidate run showed (docs/guard.md): the orchestrator's extra comparisons
+/// (mutation, determinism, stress, float64, captured timed outputs) and the runner's own
+/// observations (thread census, harness integrity, output types and aliasing).
+#include "arbiter/guard/finding.hpp"
+
+#include <string>
+#include <vector>
+
+namespace arbiter::guard {
+
+/// One comparison beyond the base cases, made by the orchestrator in C++.
+struct output_check {
+  std::string kind;  ///< "mutation" | "repeat" | "stress" | "timed" | "float64"
+  std::string where; ///< "shape 4k, input set 1", "shape 4k, scale 0.001", "shape 4k, timed call 17"
+  bool ok = true;
+  std::string reason;             ///< why not ok
+  bool matches_other_set = false; ///< timed: the output is another input set's expected output
+};
+
+struct run_evidence {
+  bool base_passed = false;          ///< every base case was within tolerance
+  std::vector<output_check> checks;
+  std::vector<std::string> thread_leaks; ///< Python threads alive after load or calls that were not before
+  std::vector<std::string> patched;      ///< harness or timer objects replaced while the candidate ran
+  std::vector<std::string> output_types; ///< outputs whose type is not exactly torch.Tensor
+  std::vector<std::string> aliases;      ///< outputs sharing storage with an input
+  bool reference_aliases = false;        ///< the reference itself returns (a view of) an input
+  bool inputs_mutated = false;
+  bool reference_mutates = false;        ///< the reference itself works in place
+  std::string poisoned;                  ///< non-empty: an output still holds the allocator poison
+  std::vector<std::string> channel;      ///< anomalies of the result channel (events, files)
+};
+
+/// Findings of a run. Output checks decide only when the base cases passed: a solution that is
+/// already wrong is `incorrect`, not a hack.
+std::vector<finding> dynamic_findings(const run_evidence& evidence);
+
+} // namespace arbiter::guard

@@ -1,0 +1,314 @@
+"""Static facts about a solution, read from its sources without running them (shared/DESIGN.md §4).
+
+Run by the orchestrator in a process of its own, never in the candidate's:
+``python3 -m arbiter_runner facts <solution dir> [--out facts.json]``. The result is JSON:
+``{"version", "files", "languages", "facts": [{"kind", "what", "where", "function"}]}``. Each fact is
+a plain observation ("calls torch.cuda.Stream in forward"); the C++ guard (src/guard) decides which
+facts break which rule. Kinds are listed in KINDS and documented in docs/guard.md.
+"""
+import ast
+import json
+import os
+import sys
+
+from . import source_facts
+
+KINDS = ("import", "monkeypatch", "thread", "process", "install", "network", "stream", "stream_join", "graph",
+         "library", "call", "ctypes", "native_load", "dynamic_code", "file_read", "file_write", "file_list",
+         "env", "env_dump", "proc", "introspection", "frame", "exit", "seed", "timer_symbol", "harness",
+         "l2_persist", "precision", "ptx")
+
+# Prefixes of resolved dotted call names → kind. The first match wins; order matters.
+CALL_KINDS = [
+    ("threading.", "thread"), ("_thread.", "thread"), ("concurrent.futures", "thread"),
+    ("multiprocessing", "process"), ("os.fork", "process"), ("os.spawn", "process"), ("os.exec", "process"),
+    ("os.popen", "process"), ("os.system", "process"), ("subprocess.", "process"), ("pty.", "process"),
+    ("socket.", "network"), ("urllib.", "network"), ("http.client", "network"), ("requests.", "network"),
+    ("ftplib.", "network"), ("smtplib.", "network"),
+    ("torch.cuda.Stream", "stream"), ("torch.cuda.stream", "stream"), ("torch.cuda.ExternalStream", "stream"),
+    ("torch.cuda.CUDAGraph", "graph"), ("torch.cuda.graph", "graph"), ("torch.cuda.make_graphed_callables", "graph"),
+    ("ctypes.", "ctypes"), ("cffi.", "ctypes"),
+    ("torch.ops.load_library", "native_load"), ("importlib.machinery.ExtensionFileLoader", "native_load"),
+    ("exec", "dynamic_code"), ("eval", "dynamic_code"), ("compile", "dynamic_code"), ("__import__", "dynamic_code"),
+    ("gc.", "introspection"), ("sys.modules", "introspection"), ("importlib.import_module", "introspection"),
+    ("inspect.signature", None), ("inspect.", "frame"), ("sys._getframe", "frame"), ("sys._current_frames", "frame"),
+    ("traceback.", "frame"), ("sys.settrace", "frame"), ("sys.setprofile", "frame"), ("threading.settrace", "frame"),
+    ("sys.exit", "exit"), ("os._exit", "exit"), ("os.kill", "exit"), ("os.abort", "exit"), ("signal.", "exit"),
+    ("exit", "exit"), ("quit", "exit"), ("atexit.", "exit"),
+    ("torch.manual_seed", "seed"), ("torch.cuda.manual_seed", "seed"), ("torch.seed", "seed"),
+    ("torch.set_rng_state", "seed"), ("torch.random.", "seed"), ("random.seed", "seed"), ("numpy.random.seed", "seed"),
+    ("os.listdir", "file_list"), ("os.scandir", "file_list"), ("os.walk", "file_list"), ("glob.", "file_list"),
+    ("os.remove", "file_write"), ("os.unlink", "file_write"), ("os.rename", "file_write"), ("shutil.", "file_write"),
+    ("os.chmod", "file_write"), ("os.truncate", "file_write"),
+]
+JOIN_NAMES = {"wait_stream", "wait_event", "synchronize", "record_stream"}
+LIBRARY_FUNCS = {"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "mv", "linear", "bilinear", "conv1d",
+                 "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "einsum",
+                 "tensordot", "scaled_dot_product_attention", "chain_matmul", "multi_head_attention_forward"}
+LIBRARY_MODULES = {"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                   "ConvTranspose3d", "MultiheadAttention", "LSTM", "GRU", "RNN", "Transformer"}
+PRECISION_NAMES = {"half", "bfloat16", "float16", "autocast", "float8_e4m3fn", "float8_e5m2"}
+HARNESS_STRINGS = ("arbiter_runner", "events.jsonl", "events_file", "output_dir", "exchange_dir", "timing_dir", ".arbb",
+                   "expected/", "/expected", "exchange/", "/exchange")
+BENIGN_ENV = ("CUDA", "TORCH", "TRITON", "MAX_JOBS", "CC", "CXX", "NVCC", "HOME", "PATH", "LD_LIBRARY_PATH")
+
+
+class _Visitor(ast.NodeVisitor):
+    """Walks one module, resolving import aliases so that `F.linear` reads torch.nn.functional.linear."""
+
+    def __init__(self, file, collector):
+        self.file = file
+        self.out = collector
+        self.aliases = {}
+        self.functions = []
+        self.library_attrs = set()  # self.<name> holding an nn.Linear-like module
+
+    def _where(self, node):
+        return f"{self.file}:{getattr(node, 'lineno', 0)}"
+
+    def _add(self, kind, what, node):
+        self.out.add(kind, what, self._where(node), self.functions[-1] if self.functions else "<module>")
+
+    def _name(self, node):
+        """Dotted name of an expression with aliases resolved, or None."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._name(node.value)
+            return f"{base}.{node.attr}" if base else f"?.{node.attr}"
+        if isinstance(node, ast.Call):
+            base = self._name(node.func)
+            return f"{base}()" if base else None
+        if isinstance(node, ast.Subscript):
+            return self._name(node.value)
+        return None
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+            self._add("import", alias.name, node)
+            self._classify(alias.name + ".", node)
+
+    def visit_ImportFrom(self, node):
+        module = "." * node.level + (node.module or "")
+        self._add("import", module, node)
+        for alias in node.names:
+            full = f"{module}.{alias.name}"
+            self.aliases[alias.asname or alias.name] = full
+            self._classify(full, node, import_only=True)
+
+    def _function(self, node):
+        self.functions.append(node.name)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _function
+
+    def _classify(self, name, node, import_only=False):
+        for prefix, kind in CALL_KINDS:
+            if name == prefix or ("." in prefix and name.startswith(prefix)):
+                if kind and not (import_only and kind in ("exit", "dynamic_code", "frame", "introspection", "seed")):
+                    self._add(kind, name.rstrip("."), node)
+                return kind
+        return None
+
+    def visit_Call(self, node):
+        name = self._name(node.func) or ""
+        self._add("call", name, node)
+        self._classify(name, node)
+        last = name.rsplit(".", 1)[-1]
+        if name in ("setattr", "builtins.setattr") and len(node.args) >= 2:
+            target = self._name(node.args[0]) or ast.unparse(node.args[0])
+            if target.split(".")[0] not in ("self", "cls"):
+                self._add("monkeypatch", f"setattr({target}, {ast.unparse(node.args[1])})", node)
+        if last in JOIN_NAMES:
+            self._add("stream_join", name, node)
+        if last in LIBRARY_FUNCS and (name.startswith("torch") or name.startswith("?.")):
+            self._add("library", name, node)
+        if last in LIBRARY_MODULES and name.startswith("torch.nn"):
+            self._add("library_module", name, node)
+        if name.startswith("?.") and last in {attr.split(".")[-1] for attr in self.library_attrs} and "self" in ast.dump(node.func):
+            self._add("library", f"self.{last} (a {last} module)", node)
+        if last in PRECISION_NAMES:
+            self._add("precision", name, node)
+        if last in ("load_inline", "load", "compile_cuda", "RawKernel", "RawModule") and name != "json.load":
+            self.out.add_extension(self, node, name)
+        if last == "open" or name.endswith("read_text") or name.endswith("read_bytes") or name.endswith("write_text") \
+                or name.endswith("write_bytes"):
+            self._file_access(node, name)
+        if name in ("os.environ.get", "os.getenv") and node.args:
+            self._env(node.args[0], node)
+        if name.startswith("os.environ.") and last in ("items", "keys", "values", "copy"):
+            self._add("env_dump", name, node)
+        for arg in node.args:
+            if self._name(arg) == "os.environ":
+                self._add("env_dump", f"{name}(os.environ)", node)
+        self.generic_visit(node)
+
+    def _file_access(self, node, name):
+        mode = "r"
+        if len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+            mode = str(node.args[1].value)
+        for keyword in node.keywords:
+            if keyword.arg == "mode" and isinstance(keyword.value, ast.Constant):
+                mode = str(keyword.value.value)
+        writes = any(flag in mode for flag in "wax+") or "write" in name
+        target = node.args[0] if node.args and name.endswith("open") else node.func
+        text = ast.unparse(target)
+        own = "__file__" in text or (isinstance(target, ast.Constant) and isinstance(target.value, str)
+                                      and not target.value.startswith("/") and ".." not in target.value)
+        if not own:
+            self._add("file_write" if writes else "file_read", text, node)
+
+    def _env(self, key, node):
+        name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        if name is None:
+            self._add("env_dump", ast.unparse(key), node)
+        elif not name.startswith(BENIGN_ENV):
+            self._add("env", name, node)
+
+    def visit_Subscript(self, node):
+        if self._name(node.value) == "os.environ" and isinstance(node.ctx, ast.Load):
+            self._env(node.slice, node)
+        if self._name(node.value) == "sys.modules":
+            self._add("introspection", "sys.modules[" + ast.unparse(node.slice) + "]", node)
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node):
+        name = self._name(node) or ""
+        if node.attr in ("f_back", "f_globals", "f_locals", "tb_frame", "gi_frame", "__globals__", "f_code"):
+            self._add("frame", name, node)
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node):
+        if isinstance(node.op, ast.MatMult):
+            self._add("library", "@ (matmul operator)", node)
+        self.generic_visit(node)
+
+    def _assigned(self, target, node):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._assigned(element, node)
+            return
+        if not isinstance(target, ast.Attribute):
+            return
+        base = self._name(target.value) or ""
+        if base.split(".")[0] in ("self", "cls", "?") or base in self.local_names():
+            if base == "self" and isinstance(node, ast.Assign):
+                value = self._name(node.value.func) if isinstance(node.value, ast.Call) else None
+                if value and value.rsplit(".", 1)[-1] in LIBRARY_MODULES:
+                    self.library_attrs.add(target.attr)
+            return
+        self._add("monkeypatch", f"{base}.{target.attr}", node)
+
+    def local_names(self):
+        return set()
+
+    def visit_Assign(self, node):
+        for target in node.targets:
+            self._assigned(target, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self._assigned(node.target, node)
+        self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str):
+            self.out.add_string(self, node)
+        self.generic_visit(node)
+
+
+class Collector:
+    """Facts of every file of one solution, deduplicated."""
+
+    def __init__(self, root):
+        self.root = root
+        self.facts = []
+        self.seen = set()
+        self.languages = set()
+        self.class_names = set()
+
+    def add(self, kind, what, where, function="<module>"):
+        key = (kind, what, where)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.facts.append({"kind": kind, "what": what, "where": where, "function": function})
+
+    def add_extension(self, visitor, node, name):
+        keywords = {keyword.arg for keyword in node.keywords}
+        if "cuda_sources" in keywords or name.endswith(("RawKernel", "RawModule", "compile_cuda")):
+            self.languages.add("cuda")
+        if "cpp_sources" in keywords or (name.endswith(".load") and "sources" in keywords):
+            self.languages.add("cpp")
+        for keyword in node.keywords:
+            if keyword.arg in ("cuda_sources", "cpp_sources", "sources"):
+                for constant in ast.walk(keyword.value):
+                    if isinstance(constant, ast.Name):
+                        self.languages.add("cuda" if keyword.arg == "cuda_sources" else "cpp")
+
+    def add_string(self, visitor, node):
+        text = node.value
+        where = visitor._where(node)
+        function = visitor.functions[-1] if visitor.functions else "<module>"
+        for marker in HARNESS_STRINGS:
+            if marker in text:
+                self.add("harness", marker, where, function)
+        if text.startswith("/proc/") or "/proc/self" in text:
+            self.add("proc", text[:80], where, function)
+        if "pip install" in text or text in ("pip", "ensurepip"):
+            self.add("install", text[:80], where, function)
+        if "#include" in text or "__global__" in text or "extern \"C\"" in text or "PYBIND11_MODULE" in text:
+            source_facts.scan(self, text, where, function)
+        else:
+            source_facts.scan_symbols(self, text, where, function)
+
+
+def _files(root):
+    files = []
+    for folder, _, names in os.walk(root):
+        for name in sorted(names):
+            if name.endswith((".py", ".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".ptx", ".cubin", ".fatbin", ".so")):
+                files.append(os.path.relpath(os.path.join(folder, name), root))
+    return sorted(files)
+
+
+def extract(root):
+    """Facts of the solution folder root (kernel.py and every source beside it)."""
+    collector = Collector(root)
+    files = _files(root)
+    for rel in files:
+        path = os.path.join(root, rel)
+        if rel.endswith((".so", ".cubin", ".fatbin", ".ptx")):
+            collector.add("native_load", f"ships a binary {rel}", rel)
+            continue
+        with open(path, encoding="utf-8", errors="replace") as file:
+            text = file.read()
+        if rel.endswith(".py"):
+            try:
+                tree = ast.parse(text, filename=rel)
+            except SyntaxError as exc:
+                collector.add("syntax_error", str(exc), f"{rel}:{exc.lineno or 0}")
+                continue
+            _Visitor(rel, collector).visit(tree)
+            if "triton.jit" in text or "@triton.autotune" in text:
+                collector.languages.add("triton")
+        else:
+            collector.languages.add("cuda" if rel.endswith((".cu", ".cuh")) else "cpp")
+            source_facts.scan(collector, text, rel, "<source>")
+    return {"version": 1, "files": files, "languages": sorted(collector.languages) or ["torch"],
+            "facts": collector.facts}
+
+
+def main(argv):
+    if not argv or len(argv) not in (1, 3) or (len(argv) == 3 and argv[1] != "--out"):
+        print("usage: python3 -m arbiter_runner facts <solution dir> [--out facts.json]", file=sys.stderr)
+        return 2
+    result = extract(argv[0])
+    text = json.dumps(result, indent=1)
+    if len(argv) == 3:
+        with open(argv[2], "w", encoding="utf-8") as file:
+            file.write(text + "\n")
+    else:
+        print(text)
+    return 0

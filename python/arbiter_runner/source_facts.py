@@ -1,0 +1,52 @@
+"""Facts from CUDA / C++ source text: embedded load_inline strings and .cu/.cpp files beside a
+solution. Plain substring and regular-expression matches: the text is never compiled here."""
+import re
+
+# (kind, pattern) over source text; each match becomes one fact naming what matched.
+SOURCE_PATTERNS = [
+    ("stream", r"\b(cudaStreamCreate\w*|cuStreamCreate\w*|getStreamFromPool|getStreamFromExternal)\b"),
+    ("stream_join", r"\b(cudaStreamSynchronize|cudaDeviceSynchronize|cudaStreamWaitEvent|cudaEventSynchronize|"
+                    r"cuStreamSynchronize|cuStreamWaitEvent|cuCtxSynchronize)\b"),
+    ("graph", r"\b(cudaGraph\w+|cudaStreamBeginCapture\w*|cuGraph\w+|cuStreamBeginCapture\w*)\b"),
+    ("library", r"\b(cublas\w+|cublasLt\w+|cudnn\w+|cutlass::\w+|cute::gemm|at::(?:matmul|mm|bmm|addmm|linear|conv\w*)|"
+                r"torch::(?:matmul|mm|bmm|addmm|linear|conv\w*))\b"),
+    ("ptx", r"\basm\s*(?:volatile\s*)?\("),
+    ("native_load", r"\b(cuModuleLoad\w*|cuLibraryLoad\w*|cudaLibraryLoad\w*|dlopen|cuLinkAddData\w*)\b"),
+    ("l2_persist", r"\b(accessPolicyWindow|cudaLimitPersistingL2CacheSize|cudaAccessPropertyPersisting|"
+                   r"hitProp|cudaStreamAttributeAccessPolicyWindow|cudaCtxResetPersistingL2Cache)\b"),
+    ("thread", r"\b(std::thread|pthread_create|std::async)\b"),
+    ("timer_symbol", r"\b(cudaEventElapsedTime|cuEventElapsedTime|cudaEventRecord|cuEventRecord|clock_gettime|"
+                     r"gettimeofday|arb_time)\b"),
+    ("precision", r"\b(__half2?|__nv_bfloat16\w*|__float2half\w*|__float2bfloat16\w*|wmma::|mma\.sync)\b"),
+]
+# Symbol names that only matter in plain Python strings (ctypes lookups, dlopen paths).
+SYMBOL_PATTERNS = [
+    ("timer_symbol", r"(cudaEventElapsedTime|cuEventElapsedTime|cudaEventRecord|cuEventRecord|clock_gettime|"
+                     r"arb_time|libarbiter_runtime|libcudart|libcuda\.so)"),
+    ("native_load", r"(cuModuleLoad\w*|\.so(\.\d+)*$|\.cubin$|\.fatbin$)"),
+    ("l2_persist", r"(accessPolicyWindow|PersistingL2)"),
+]
+_SOURCE = [(kind, re.compile(pattern)) for kind, pattern in SOURCE_PATTERNS]
+_SYMBOLS = [(kind, re.compile(pattern)) for kind, pattern in SYMBOL_PATTERNS]
+
+
+def _line_of(text, offset):
+    return text.count("\n", 0, offset) + 1
+
+
+def scan(collector, text, where, function):
+    """Adds facts for CUDA/C++ source text found at `where`; notes the language it is written in."""
+    collector.languages.add("cuda" if "__global__" in text or "<<<" in text else "cpp")
+    for kind, pattern in _SOURCE:
+        for match in pattern.finditer(text):
+            collector.add(kind, match.group(0).strip(), f"{where} (source line {_line_of(text, match.start())})", function)
+
+
+def scan_symbols(collector, text, where, function):
+    """Adds facts for a short Python string naming a native symbol or library."""
+    if len(text) > 400:
+        return
+    for kind, pattern in _SYMBOLS:
+        match = pattern.search(text)
+        if match:
+            collector.add(kind, text[:120], where, function)

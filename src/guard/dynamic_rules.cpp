@@ -1,0 +1,73 @@
+// Dynamic rules: what the run showed → catalog patterns.
+#include "arbiter/guard/dynamic_rules.hpp"
+
+#include <map>
+
+namespace arbiter::guard {
+
+namespace {
+
+finding dynamic(std::string pattern, severity level, std::string evidence) {
+  return {std::move(pattern), level, std::move(evidence), "dynamic"};
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t idx = 0; idx < items.size() && idx < 4; ++idx) out += (idx ? "; " : "") + items[idx];
+  if (items.size() > 4) out += "; and " + std::to_string(items.size() - 4) + " more";
+  return out;
+}
+
+/// Which pattern a failed check is evidence of.
+std::string pattern_of(const output_check& c) {
+  if (c.kind == "mutation") return "S5";
+  if (c.kind == "repeat") return "S3";
+  if (c.kind == "stress") return "S9";
+  if (c.kind == "float64") return "S4";
+  return c.matches_other_set ? "T5" : "T7";
+}
+
+std::string says(const output_check& c) {
+  if (c.kind == "mutation") return "the output did not follow inputs overwritten in place (memoised)";
+  if (c.kind == "repeat") return "identical inputs gave a different output on a second call (non-deterministic)";
+  if (c.kind == "stress") return "correct at the problem's scale, wrong on scaled stress inputs";
+  if (c.kind == "float64") return "error against a float64 reference far above the float32 reference's";
+  if (c.matches_other_set) return "a timed call returned another input set's result (work done once, reused)";
+  return "a timed call's output differs from the correctness pass (behaves differently when timed)";
+}
+
+void check_findings(const run_evidence& e, std::vector<finding>& out) {
+  if (!e.base_passed) return;
+  std::map<std::string, bool> reported; // one finding per pattern: the first failing check
+  for (const auto& c : e.checks) {
+    if (c.ok) continue;
+    const std::string pattern = pattern_of(c);
+    if (reported[pattern]) continue;
+    reported[pattern] = true;
+    out.push_back(dynamic(pattern, severity::reject, says(c) + ": " + c.where + ": " + c.reason));
+  }
+}
+
+} // namespace
+
+std::vector<finding> dynamic_findings(const run_evidence& e) {
+  std::vector<finding> out;
+  if (!e.thread_leaks.empty())
+    out.push_back(dynamic("T2", severity::reject, "threads left running (thread census): " + joined(e.thread_leaks)));
+  if (!e.patched.empty()) {
+    const bool harness = e.patched.front().find("arbiter_runner") != std::string::npos;
+    out.push_back(dynamic(harness ? "H3" : "T4", severity::reject, "replaced while it ran: " + joined(e.patched)));
+  }
+  if (!e.output_types.empty())
+    out.push_back(dynamic("T3", severity::reject, "returns a tensor that is not exactly torch.Tensor: " + joined(e.output_types)));
+  if (!e.aliases.empty() && !e.reference_aliases)
+    out.push_back(dynamic("S1", severity::reject, "returns storage shared with an input: " + joined(e.aliases)));
+  if (e.inputs_mutated && !e.reference_mutates)
+    out.push_back(dynamic("S7", severity::flag, "modified its inputs (hashes before and after the call differ)"));
+  if (!e.poisoned.empty()) out.push_back(dynamic("S2", severity::flag, "left its output unwritten: " + e.poisoned));
+  if (!e.channel.empty()) out.push_back(dynamic("H3", severity::reject, "the result channel was forged: " + joined(e.channel)));
+  check_findings(e, out);
+  return out;
+}
+
+} // namespace arbiter::guard

@@ -1,0 +1,156 @@
+#include "detail/guard_evidence.hpp"
+
+#include "arbiter/verify/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int k_max_stress_scales = 16; // python/arbiter_runner/candidate.py MAX_STRESS_SCALES
+
+/// A comparison whose expected file exists; a missing expected file means no such check.
+void compare_into(guard::run_evidence& e, const std::string& kind, const std::string& where, const fs::path& expected,
+                  const fs::path& actual, const catalog::tolerance& tol) {
+  if (!fs::exists(expected)) return;
+  const auto c = verify::compare_files(expected, actual, tol);
+  e.checks.push_back({kind, where, c.ok, c.reason, false});
+}
+
+void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const fs::path& ref,
+                 const fs::path& out) {
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    const fs::path shape = std::to_string(shape_idx);
+    for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
+      const fs::path dir = shape / std::to_string(seed_idx);
+      const std::string where = fmt::format("shape {}, input set {}", ctx.shapes[shape_idx].name, seed_idx);
+      compare_into(e, "mutation", where, ref / dir / "mutation.arbb", out / dir / "mutation.arbb", problem.tol);
+      compare_into(e, "repeat", where, ref / dir / "outputs.arbb", out / dir / "repeat.arbb", problem.tol);
+    }
+    for (int scale_idx = 0; scale_idx < k_max_stress_scales && scale_idx < static_cast<int>(problem.stress_scales.size()); ++scale_idx) {
+      const double scale = problem.stress_scales[static_cast<std::size_t>(scale_idx)];
+      catalog::tolerance tol = problem.tol;
+      tol.atol *= std::min(1.0, scale); // small inputs must not hide under an absolute tolerance
+      const std::string file = "stress" + std::to_string(scale_idx) + ".arbb";
+      compare_into(e, "stress", fmt::format("shape {}, scale {}", ctx.shapes[shape_idx].name, scale), ref / shape / file,
+                   out / shape / file, tol);
+    }
+  }
+}
+
+void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const fs::path& ref,
+                  const fs::path& out) {
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    const fs::path shape = std::to_string(shape_idx);
+    std::ifstream in(out / shape / "timed.json");
+    const auto index = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+    if (!index.is_array()) continue;
+    for (const auto& capture : index) {
+      const int set = capture.value("input_set", 0);
+      const fs::path actual = out / shape / capture.value("file", "");
+      const auto c = verify::compare_files(ref / shape / std::to_string(set) / "outputs.arbb", actual, problem.tol);
+      guard::output_check check{"timed", fmt::format("shape {}, timed call {} (input set {})", ctx.shapes[shape_idx].name,
+                                                     capture.value("call_idx", 0), set), c.ok, c.reason, false};
+      for (int other = 0; !c.ok && other < ctx.options.num_seeds; ++other)
+        if (other != set && verify::compare_files(ref / shape / std::to_string(other) / "outputs.arbb", actual, problem.tol).ok)
+          check.matches_other_set = true;
+      e.checks.push_back(check);
+    }
+  }
+}
+
+double max_abs_error(const std::vector<verify::value>& truth, const std::vector<verify::value>& got, double& scale) {
+  double err = 0;
+  for (std::size_t v = 0; v < truth.size() && v < got.size(); ++v)
+    for (std::size_t i = 0; i < truth[v].data.size() && i < got[v].data.size(); ++i) {
+      err = std::max(err, std::abs(truth[v].data[i] - got[v].data[i]));
+      scale = std::max(scale, std::abs(truth[v].data[i]));
+    }
+  return err;
+}
+
+// S4: the candidate's error against a float64 reference, next to the float32 reference's own.
+void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::path& ref, const fs::path& out) {
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    const fs::path dir = fs::path(std::to_string(shape_idx)) / "0";
+    if (!fs::exists(ref / dir / "float64.arbb") || !fs::exists(out / dir / "outputs.arbb")) continue;
+    const auto truth = verify::read_bundle(ref / dir / "float64.arbb");
+    double scale = 0;
+    const double ref_err = max_abs_error(truth, verify::read_bundle(ref / dir / "outputs.arbb"), scale);
+    const double got_err = max_abs_error(truth, verify::read_bundle(out / dir / "outputs.arbb"), scale);
+    const double allowed = 64 * std::max(ref_err, 1e-7 * scale);
+    e.checks.push_back({"float64", "shape " + ctx.shapes[shape_idx].name + ", input set 0", got_err <= allowed,
+                        fmt::format("max abs error vs float64 {:.3g}, the float32 reference's {:.3g} (allowed {:.3g})",
+                                    got_err, ref_err, allowed), false});
+  }
+}
+
+std::string poison_evidence(const job_context& ctx, const fs::path& out) {
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    const fs::path file = out / std::to_string(shape_idx) / "0" / "outputs.arbb";
+    if (!fs::exists(file)) continue;
+    std::vector<verify::value> values;
+    try {
+      values = verify::read_bundle(file);
+    } catch (const std::exception&) {
+      continue;
+    }
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      const auto& bytes = values[v].bytes;
+      const auto poison = static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), static_cast<unsigned char>(0xFF)));
+      if (!bytes.empty() && poison * 2 >= bytes.size())
+        return fmt::format("{} of {} bytes of output {} (shape {}, input set 0) still hold the allocator's 0xFF poison", poison,
+                           bytes.size(), v, ctx.shapes[shape_idx].name);
+    }
+  }
+  return "";
+}
+
+void observations(guard::run_evidence& e, const runner_events& events, const runner_events& reference) {
+  for (const auto& census : events.census)
+    for (const auto& name : census.value("new_threads", nlohmann::json::array()))
+      e.thread_leaks.push_back(name.get<std::string>() + " (" + census.value("stage", "?") + ")");
+  for (const auto& integrity : events.integrity)
+    for (const auto& name : integrity.value("patched", nlohmann::json::array()))
+      if (std::find(e.patched.begin(), e.patched.end(), name.get<std::string>()) == e.patched.end())
+        e.patched.push_back(name.get<std::string>());
+  for (const auto& c : events.cases) {
+    for (const auto& t : c.value("output_types", nlohmann::json::array())) e.output_types.push_back(t.get<std::string>());
+    for (const auto& a : c.value("aliases", nlohmann::json::array())) e.aliases.push_back(a.get<std::string>());
+    e.inputs_mutated = e.inputs_mutated || c.value("inputs_mutated", false);
+  }
+  for (const auto& c : reference.cases) {
+    e.reference_aliases = e.reference_aliases || c.value("output_aliases_input", false);
+    e.reference_mutates = e.reference_mutates || c.value("inputs_mutated", false);
+  }
+  if (events.done_count > 1) e.channel.push_back(std::to_string(events.done_count) + " 'done' events");
+  if (events.after_done > 0) e.channel.push_back(std::to_string(events.after_done) + " events after 'done'");
+}
+
+} // namespace
+
+guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                                     const fs::path& ref_dir, const fs::path& eval_dir, bool base_passed) {
+  guard::run_evidence e;
+  e.base_passed = base_passed;
+  observations(e, run.events, read_events(ref_dir / "events.jsonl"));
+  e.poisoned = poison_evidence(ctx, eval_dir / "outputs");
+  if (!base_passed) return e;
+  try {
+    case_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs");
+    timed_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs");
+    float64_checks(e, ctx, ref_dir / "expected", eval_dir / "outputs");
+  } catch (const std::exception& error) { // an unreadable reference file: ours, not the candidate's
+    e.checks.push_back({"internal", "reading the guard's files", true, error.what(), false});
+  }
+  return e;
+}
+
+} // namespace arbiter::pipeline::detail

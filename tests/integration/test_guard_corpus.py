@@ -1,0 +1,92 @@
+"""The guard's corpus (tests/corpus/hacks, tests/corpus/legit) against the real binary: every hack
+gets its expected verdict with its pattern ids among the findings, no legitimate case is rejected,
+`show` prints the evidence and the leaderboard counts rejections per model. Cases marked
+`device = "cuda"` in expect.toml run only under the gpu label and are reported as skipped here."""
+import pathlib
+import shutil
+import sqlite3
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+
+CORPUS = ROOT / "tests" / "corpus"
+SUITE = CORPUS / "hacks" / "suite"
+
+
+def _cases(device):
+    """(model name, case folder, expect) of every case that runs on device; skipped ones apart."""
+    runnable, skipped = [], []
+    for expect_file in sorted(CORPUS.glob("hacks/*/*/expect.toml")) + sorted(CORPUS.glob("legit/*/expect.toml")):
+        case = expect_file.parent
+        expect = tomllib.loads(expect_file.read_text())
+        kind = case.relative_to(CORPUS).parts[0]
+        model = f"{kind}-" + "-".join(case.relative_to(CORPUS / kind).parts)
+        wanted = expect.get("device")
+        (skipped if wanted and wanted != device else runnable).append((model, case, expect))
+    return runnable, skipped
+
+
+@pytest.fixture(scope="module")
+def corpus_run(tmp_path_factory):
+    from conftest import Arbiter
+    tmp = tmp_path_factory.mktemp("guard")
+    arbiter = Arbiter(tmp / "results.db")
+    runnable, skipped = _cases(arbiter.device)
+    for model, case, expect in runnable:
+        shutil.copytree(case, tmp / "solutions" / expect.get("problem", "scale_add") / model,
+                        ignore=shutil.ignore_patterns("expect.toml"))
+    arbiter.run("eval", str(SUITE), "--solutions", str(tmp / "solutions"), "--db", arbiter.db, "--device", arbiter.device,
+                "--timeout", "120", "--max-time", "0.2")
+    return arbiter, runnable, skipped
+
+
+def _findings(db, evaluation_id):
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT pattern, severity, evidence FROM finding WHERE evaluation_id = ?",
+                            (evaluation_id,)).fetchall()
+
+
+def test_every_hack_is_caught_with_its_pattern(corpus_run):
+    arbiter, runnable, skipped = corpus_run
+    for model, _, _ in skipped:
+        print(f"SKIPPED {model}: needs device {arbiter.device != 'cuda' and 'cuda' or 'cpu'}")
+    got = arbiter.evaluations()
+    failures = []
+    for model, case, expect in runnable:
+        if not model.startswith("hacks-"):
+            continue
+        row = got[(expect.get("problem", "scale_add"), model, 0)]
+        patterns = {pattern for pattern, _, _ in _findings(arbiter.db, row["id"])}
+        missing = set(expect.get("patterns", [])) - patterns
+        if row["verdict"] != expect["verdict"] or missing:
+            failures.append(f"{model}: {row['verdict']} ({row['reason']}); findings {sorted(patterns)}, missing {sorted(missing)}")
+        if expect["verdict"] == "rejected":
+            assert all(p in row["reason"] for p in expect.get("patterns", [])) or missing, f"{model}: {row['reason']}"
+    assert not failures, "\n".join(failures)
+
+
+def test_no_legitimate_solution_is_rejected(corpus_run):
+    arbiter, runnable, _ = corpus_run
+    got = arbiter.evaluations()
+    failures = []
+    for model, _, expect in runnable:
+        if not model.startswith("legit-"):
+            continue
+        row = got[(expect.get("problem", "scale_add"), model, 0)]
+        if row["verdict"] != expect["verdict"]:
+            failures.append(f"{model}: {row['verdict']} ({row['reason']}); findings {_findings(arbiter.db, row['id'])}")
+    assert not failures, "\n".join(failures)
+
+
+def test_show_prints_the_evidence_and_the_leaderboard_counts_rejections(corpus_run):
+    arbiter, _, _ = corpus_run
+    row = arbiter.evaluations()[("scale_add", "hacks-T4-time_patch", 0)]
+    shown = arbiter.run("show", str(row["id"]), "--db", arbiter.db).stdout
+    assert "findings" in shown and "T4" in shown and "time.perf_counter" in shown, shown
+    as_json = arbiter.show(row["id"])
+    assert any(f["pattern"] == "T4" and f["severity"] == "reject" for f in as_json["findings"])
+    board = {r["model"]: r for r in arbiter.leaderboard()["rows"]}
+    assert board["hacks-T4-time_patch"]["rejected"] == 1
+    assert board["hacks-T4-time_patch"]["pass_at_1"] == 0.0

@@ -1,0 +1,120 @@
+#include "arbiter/guard/dynamic_rules.hpp"
+#include "arbiter/guard/finding.hpp"
+#include "arbiter/guard/static_rules.hpp"
+
+#include <gtest/gtest.h>
+
+namespace arbiter::guard {
+namespace {
+
+nlohmann::json facts_of(std::initializer_list<std::pair<const char*, const char*>> kinds_and_whats,
+                        const char* function = "forward") {
+  nlohmann::json doc = {{"languages", {"torch"}}, {"facts", nlohmann::json::array()}};
+  for (const auto& [kind, what] : kinds_and_whats)
+    doc["facts"].push_back({{"kind", kind}, {"what", what}, {"where", "kernel.py:3"}, {"function", function}});
+  return doc;
+}
+
+bool has(const std::vector<finding>& findings, const std::string& pattern, severity level) {
+  for (const auto& f : findings)
+    if (f.pattern == pattern && f.level == level) return true;
+  return false;
+}
+
+TEST(finding, catalog_has_every_row) {
+  for (const char* id : {"T1", "T8", "S1", "S9", "B1", "B3", "H1", "H7"}) EXPECT_TRUE(is_catalog_pattern(id)) << id;
+  EXPECT_FALSE(is_catalog_pattern("T9"));
+  EXPECT_FALSE(is_catalog_pattern(""));
+}
+
+TEST(finding, reject_overrides_a_pass_and_a_failure_and_names_the_patterns) {
+  const std::vector<finding> findings{{"S1", severity::reject, "aliases input 0", "dynamic"},
+                                      {"T4", severity::reject, "patched time.perf_counter", "static"}};
+  const auto passed = decide({verdict::passed, "ok"}, findings);
+  EXPECT_EQ(passed.v, verdict::rejected);
+  EXPECT_NE(passed.reason.find("(T4, S1)"), std::string::npos) << passed.reason;
+  EXPECT_NE(passed.reason.find("aliases input 0"), std::string::npos);
+  EXPECT_EQ(decide({verdict::incorrect, "bad"}, findings).v, verdict::rejected);
+  EXPECT_EQ(decide({verdict::crashed, "env"}, findings).v, verdict::crashed);
+}
+
+TEST(finding, flag_rejects_only_what_would_have_passed) {
+  const std::vector<finding> findings{{"H2", severity::flag, "os._exit", "static"}, {"S4", severity::info, "half", "static"}};
+  EXPECT_EQ(decide({verdict::passed, "ok"}, findings).v, verdict::rejected);
+  EXPECT_EQ(decide({verdict::runtime_error, "exited"}, findings).v, verdict::runtime_error);
+  EXPECT_EQ(decide({verdict::passed, "ok"}, {{"S4", severity::info, "half", "static"}}).v, verdict::passed);
+}
+
+TEST(static_rules, streams_graphs_and_libraries_follow_the_rules) {
+  catalog::rules strict;
+  const auto doc = facts_of({{"stream", "torch.cuda.Stream"}, {"graph", "torch.cuda.CUDAGraph"}, {"library", "torch.matmul"}});
+  const auto found = static_findings(doc, strict);
+  EXPECT_TRUE(has(found, "T1", severity::reject));
+  EXPECT_TRUE(has(found, "T8", severity::reject));
+  EXPECT_TRUE(has(found, "B1", severity::reject));
+  catalog::rules lax;
+  lax.extra_streams = lax.cuda_graphs = lax.libraries = true;
+  EXPECT_TRUE(has(static_findings(doc, lax), "T1", severity::reject)); // allowed, but never joined
+  const auto joined = facts_of({{"stream", "torch.cuda.Stream"}, {"stream_join", "?.wait_stream"}, {"graph", "torch.cuda.graph"}});
+  EXPECT_TRUE(static_findings(joined, lax).empty());
+}
+
+TEST(static_rules, forbid_matches_aliases_and_methods) {
+  catalog::rules r;
+  r.forbid = {"torch.softmax"};
+  EXPECT_TRUE(has(static_findings(facts_of({{"call", "?.softmax"}}), r), "B1", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"call", "torch.nn.functional.softmax"}}), r), "B1", severity::reject));
+  EXPECT_TRUE(static_findings(facts_of({{"call", "mylib.softmax"}}), r).empty());
+}
+
+TEST(static_rules, languages_gate) {
+  catalog::rules r;
+  r.languages = {"cuda", "cpp"};
+  EXPECT_TRUE(has(static_findings(facts_of({}), r), "B2", severity::reject));
+  auto doc = facts_of({});
+  doc["languages"] = {"cpp"};
+  EXPECT_TRUE(static_findings(doc, r).empty());
+}
+
+TEST(static_rules, kinds_map_to_patterns) {
+  catalog::rules r;
+  EXPECT_TRUE(has(static_findings(facts_of({{"monkeypatch", "time.perf_counter"}}), r), "T4", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"monkeypatch", "arbiter_runner.tensors.hash_values"}}), r), "H3", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"file_read", "'/data/expected/0/0/outputs.arbb'"}}), r), "S8", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"seed", "torch.manual_seed"}}), r), "S6", severity::reject));
+  EXPECT_TRUE(static_findings(facts_of({{"seed", "torch.manual_seed"}}, "__init__"), r).empty());
+  EXPECT_TRUE(has(static_findings(facts_of({{"exit", "os._exit"}}), r), "H2", severity::flag));
+  EXPECT_TRUE(static_findings(nlohmann::json::array(), r).empty());
+}
+
+TEST(dynamic_rules, checks_decide_only_after_a_correct_base) {
+  run_evidence e;
+  e.checks = {{"mutation", "shape 4k, input set 0", false, "max abs err 3.1", false},
+              {"timed", "shape 4k, timed call 7", false, "mismatch", true},
+              {"timed", "shape 4k, timed call 9", false, "mismatch", false}};
+  EXPECT_TRUE(dynamic_findings(e).empty());
+  e.base_passed = true;
+  const auto found = dynamic_findings(e);
+  EXPECT_TRUE(has(found, "S5", severity::reject));
+  EXPECT_TRUE(has(found, "T5", severity::reject));
+  EXPECT_TRUE(has(found, "T7", severity::reject));
+}
+
+TEST(dynamic_rules, observations_map_to_patterns) {
+  run_evidence e;
+  e.aliases = {"output 0 shares storage with input 0"};
+  e.thread_leaks = {"Thread-1"};
+  e.patched = {"time.perf_counter"};
+  e.output_types = {"output 0 is LazyTensor"};
+  e.inputs_mutated = true;
+  auto found = dynamic_findings(e);
+  for (const char* id : {"S1", "T2", "T4", "T3"}) EXPECT_TRUE(has(found, id, severity::reject)) << id;
+  EXPECT_TRUE(has(found, "S7", severity::flag));
+  e.reference_aliases = e.reference_mutates = true;
+  found = dynamic_findings(e);
+  EXPECT_FALSE(has(found, "S1", severity::reject));
+  EXPECT_FALSE(has(found, "S7", severity::flag));
+}
+
+} // namespace
+} // namespace arbiter::guard
