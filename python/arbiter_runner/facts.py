@@ -87,7 +87,7 @@ class _Visitor(ast.NodeVisitor):
         for alias in node.names:
             self.aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
             self._add("import", alias.name, node)
-            self._classify(alias.name + ".", node)
+            self._classify(alias.name + ".", node, import_only=True)
 
     def visit_ImportFrom(self, node):
         module = "." * node.level + (node.module or "")

@@ -1,5 +1,8 @@
 import torch
+
+
 class ModelNew(torch.nn.Module):
-    """Computes in float16 and widens the result: inside the tolerance, far from float64."""
+    """Rounds its result through float16: inside the float32 tolerance, far from float64."""
+
     def forward(self, a, b):
-        return (2.0 * a.half() + b.half()).float()
+        return (2.0 * a + b).half().float()
