@@ -3,7 +3,7 @@
 # built on one Linux runs on another that has only glibc and libstdc++ (the GPU machines).
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
-find_package(tomlplusplus REQUIRED)
+find_path(TOMLPP_INCLUDE_DIR toml++/toml.h REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 
@@ -27,6 +27,11 @@ target_link_libraries(arbiter_sqlite3 INTERFACE ${ARB_SQLITE3_LIBRARY} Threads::
 add_library(arbiter_crypto INTERFACE)
 target_include_directories(arbiter_crypto SYSTEM INTERFACE ${ARB_OPENSSL_INCLUDE_DIR})
 target_link_libraries(arbiter_crypto INTERFACE ${ARB_CRYPTO_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS})
+
+# toml++ header-only (Debian's config target links libtomlplusplus.so, absent on GPU machines).
+add_library(arbiter_toml INTERFACE)
+target_include_directories(arbiter_toml SYSTEM INTERFACE ${TOMLPP_INCLUDE_DIR})
+target_compile_definitions(arbiter_toml INTERFACE TOML_HEADER_ONLY=1)
 
 # fmt header-only: no libfmt.so needed where the binary runs.
 add_library(arbiter_fmt INTERFACE)
