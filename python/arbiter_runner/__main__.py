@@ -9,12 +9,12 @@ import sys
 
 import torch
 
-from . import candidate, reference
+from . import candidate, reference, suite_check
 from . import runtime as rt
 from .events import EventLog
 from .phases import PhaseFailed, phase
 
-MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build}
+MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build, "check": suite_check.run}
 
 
 def _read_job(argv):

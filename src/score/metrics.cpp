@@ -95,6 +95,17 @@ std::vector<std::pair<std::string, std::int64_t>> count_verdicts(const per_probl
   return out;
 }
 
+std::array<double, k_fast_p_thresholds.size()> fast_p(const std::vector<double>& speedups, std::int64_t denominator) {
+  std::array<double, k_fast_p_thresholds.size()> shares{};
+  if (denominator <= 0) return shares;
+  for (std::size_t idx = 0; idx < k_fast_p_thresholds.size(); ++idx) {
+    const auto faster = std::count_if(speedups.begin(), speedups.end(),
+                                      [&](double speedup) { return speedup > k_fast_p_thresholds[idx]; });
+    shares[idx] = static_cast<double>(faster) / static_cast<double>(denominator);
+  }
+  return shares;
+}
+
 model_summary summarize_model(const std::string& model, const per_problem& problems, std::int64_t denominator) {
   model_summary s;
   s.model = model;
@@ -116,6 +127,7 @@ model_summary summarize_model(const std::string& model, const per_problem& probl
     s.kernelarena_score = *s.mean_speedup * *s.median_speedup * s.pass_at_1;
   }
   s.verdict_counts = count_verdicts(problems);
+  s.fast_p = fast_p(speedups, denominator);
   return s;
 }
 

@@ -149,6 +149,13 @@ std::optional<campaign_record> sqlite_store::find_campaign(const std::string& na
   return campaign_from_row(query);
 }
 
+std::optional<campaign_record> sqlite_store::campaign(std::int64_t campaign_id) {
+  statement query(m_db, std::string(k_campaign_columns) + "WHERE id = ?", fmt::format("find campaign {}", campaign_id));
+  query.bind_all(campaign_id);
+  if (!query.step()) return std::nullopt;
+  return campaign_from_row(query);
+}
+
 std::vector<campaign_record> sqlite_store::campaigns() {
   // created_at has one-second resolution; the id breaks ties in creation order.
   statement query(m_db, std::string(k_campaign_columns) + "ORDER BY created_at DESC, id DESC", "list campaigns");

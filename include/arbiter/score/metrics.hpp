@@ -2,6 +2,7 @@
 /// Pure metric arithmetic (shared/DESIGN.md §5). No I/O.
 #include "arbiter/store/records.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@ double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k);
 double model_pass_at_k(const std::vector<store::result_row>& rows, const std::string& model, std::int64_t k,
                        std::int64_t problem_count);
 
+/// The p of fast_p (shared/DESIGN.md §5), in the order of model_summary::fast_p.
+inline constexpr std::array<double, 5> k_fast_p_thresholds{0, 0.5, 1, 1.5, 2};
+
 /// One leaderboard row: a model over one campaign.
 struct model_summary {
   std::string model;
@@ -31,6 +35,9 @@ struct model_summary {
   std::optional<double> mean_speedup, median_speedup, geomean_speedup; ///< over passed problems
   double kernelarena_score = 0; ///< mean × median × pass@1 (0 when nothing passed)
   std::vector<std::pair<std::string, std::int64_t>> verdict_counts; ///< verdict name → count, first samples
+  /// fast_p per k_fast_p_thresholds: share of all problems whose first sample passed with a measured
+  /// speedup > p (a pass without a timing counts for none of them).
+  std::array<double, k_fast_p_thresholds.size()> fast_p{};
 };
 
 /// Builds one row per model, sorted by KernelArena score, then pass@1, then name.

@@ -106,4 +106,43 @@ struct result_row {
   std::optional<double> speedup;
 };
 
+/// A stored hardware fingerprint with its row id (the web pages' hardware view).
+struct hardware_view {
+  std::int64_t id = 0;
+  hardware_record record;
+  std::string created_at;
+};
+
+/// A stored problem with its row id.
+struct problem_view {
+  std::int64_t id = 0;
+  problem_record record;
+};
+
+/// One evaluation of a campaign, running or done, flattened for listings (web pages, exports).
+struct evaluation_row {
+  std::int64_t id = 0;
+  std::int64_t solution_id = 0;
+  std::string problem; ///< problem key
+  std::string model;
+  std::string org;
+  int sample = 0;
+  std::string status;       ///< "running" | "done"
+  std::optional<verdict> v; ///< empty while running
+  std::string reason;
+  std::optional<double> speedup;
+  double wall_s = 0;
+  std::string solution_path;
+  std::string solution_hash;
+  std::string meta_json; ///< the solution's meta.json, or "{}"
+  std::string finished_at;
+};
+
+/// A guard finding of one evaluation.
+struct finding_view {
+  std::string pattern;
+  std::string severity;
+  std::string evidence_json;
+};
+
 } // namespace arbiter::store

@@ -52,6 +52,23 @@ public:
   /// Number of distinct problems (by key) the campaign covers: those added with
   /// add_campaign_problems and those any of its evaluations is for.
   virtual std::int64_t problem_count(std::int64_t campaign_id) = 0;
+
+  // ---- reads for the web pages and exports. Not pure, so that test doubles need not care; the
+  // base throws store_error. Readers never write, so they are safe beside a running campaign (WAL).
+
+  /// Every hardware fingerprint, oldest first.
+  virtual std::vector<hardware_view> hardware_list();
+  /// The campaign with this id, if any.
+  virtual std::optional<campaign_record> campaign(std::int64_t campaign_id);
+  /// The problems a campaign covers (registered or evaluated), ordered by key; one per key (the newest hash).
+  virtual std::vector<problem_view> campaign_problems(std::int64_t campaign_id);
+  /// Every evaluation of a campaign, running or done, ordered by model, problem, sample.
+  virtual std::vector<evaluation_row> evaluation_rows(std::int64_t campaign_id);
+  /// The guard's findings of one evaluation, in the order they were stored.
+  virtual std::vector<finding_view> findings(std::int64_t evaluation_id);
+  /// A number that changes whenever another connection commits (SQLite's data_version): cheap
+  /// change detection for live pages.
+  virtual std::int64_t data_version();
 };
 
 /// Opens (creating if needed) the database at `location` and applies pending migrations.

@@ -11,6 +11,8 @@ command eval_command();
 command leaderboard_command();
 command show_command();
 command doctor_command();
+command serve_command();
+command site_command();
 command check_command();
 command agent_command();
 

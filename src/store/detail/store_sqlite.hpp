@@ -31,6 +31,13 @@ public:
   std::vector<result_row> results(std::int64_t campaign_id) override;
   std::int64_t problem_count(std::int64_t campaign_id) override;
 
+  std::vector<hardware_view> hardware_list() override;
+  std::optional<campaign_record> campaign(std::int64_t campaign_id) override;
+  std::vector<problem_view> campaign_problems(std::int64_t campaign_id) override;
+  std::vector<evaluation_row> evaluation_rows(std::int64_t campaign_id) override;
+  std::vector<finding_view> findings(std::int64_t evaluation_id) override;
+  std::int64_t data_version() override;
+
 private:
   /// Runs `select` (one id column) after binding `args`; throws store_error if it finds nothing.
   template <typename... Args>

@@ -1,0 +1,219 @@
+// The leaderboard, board index, campaign list and live progress views.
+#include "arbiter/score/metrics.hpp"
+#include "detail/campaign_data.hpp"
+#include "detail/roofline.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace arbiter::server {
+
+namespace {
+
+using detail::campaign_data;
+
+/// What a model spent over every evaluated sample of the campaign, and its harness.
+struct spend {
+  std::optional<double> tokens, cost_usd;
+  std::set<std::string> harnesses;
+  std::string org;
+};
+
+std::map<std::string, spend> spend_by_model(const campaign_data& data) {
+  std::map<std::string, spend> out;
+  for (const auto& e : data.evaluations) {
+    spend& s = out[e.model];
+    s.org = e.org;
+    const detail::usage u = detail::usage_of(e.meta_json);
+    if (u.tokens) s.tokens = s.tokens.value_or(0) + *u.tokens;
+    if (u.cost_usd) s.cost_usd = s.cost_usd.value_or(0) + *u.cost_usd;
+    if (!u.harness.empty()) s.harnesses.insert(u.harness);
+  }
+  return out;
+}
+
+std::optional<double> per_solved(const std::optional<double>& total, std::int64_t passed) {
+  if (!total || passed <= 0) return std::nullopt;
+  return *total / static_cast<double>(passed);
+}
+
+/// Mean over a model's passed problems of the problem's mean fraction of peak over its shapes;
+/// empty map when the hardware has no calibrated peaks.
+std::map<std::string, double> fraction_of_peak_by_model(store::store& db, const campaign_data& data) {
+  std::map<std::string, double> out;
+  if (!data.hardware) return out;
+  const json hw = detail::parse_object(data.hardware->record.json);
+  std::map<std::string, json> specs;
+  for (const auto& p : data.problems) specs[p.record.key] = detail::parse_object(p.record.json);
+  std::map<std::string, std::vector<double>> fractions;
+  for (const auto& e : data.evaluations) {
+    if (e.sample != 0 || e.v != verdict::passed) continue;
+    const json& spec = specs[e.problem];
+    const auto p = detail::peaks_of(hw, spec.value("dtype", "float32"));
+    if (!p) continue;
+    const auto view = db.evaluation(e.id);
+    std::vector<double> shapes;
+    for (const auto& m : view ? view->result.measurements : std::vector<store::measurement_record>{})
+      if (auto w = m.role == "candidate" ? detail::work_of(spec, m.shape) : std::nullopt)
+        shapes.push_back(detail::fraction_of_peak(*w, m.median_ms / 1e3, *p));
+    if (!shapes.empty()) fractions[e.model].push_back(score::mean(shapes));
+  }
+  for (const auto& [model, values] : fractions) out[model] = score::mean(values);
+  return out;
+}
+
+json fast_p_json(const score::model_summary& row) {
+  json out = json::object();
+  for (std::size_t idx = 0; idx < score::k_fast_p_thresholds.size(); ++idx)
+    out[fmt::format("{}", score::k_fast_p_thresholds[idx])] = row.fast_p[idx];
+  return out;
+}
+
+json leaderboard_row(std::size_t rank, const score::model_summary& row, const spend& s,
+                     const std::map<std::string, double>& peak) {
+  json verdicts = json::object();
+  for (const auto& [name, count] : row.verdict_counts) verdicts[name] = count;
+  const auto fraction = peak.find(row.model);
+  std::string harness;
+  for (const auto& h : s.harnesses) harness += (harness.empty() ? "" : ", ") + h;
+  return {{"rank", rank},
+          {"model", row.model},
+          {"org", s.org},
+          {"harness", harness},
+          {"problems", row.problems},
+          {"attempted", row.attempted},
+          {"passed", row.passed},
+          {"pass_at_1", row.pass_at_1},
+          {"mean_speedup", detail::optional_number(row.mean_speedup)},
+          {"median_speedup", detail::optional_number(row.median_speedup)},
+          {"geomean_speedup", detail::optional_number(row.geomean_speedup)},
+          {"kernelarena_score", row.kernelarena_score},
+          {"fast_p", fast_p_json(row)},
+          {"fraction_of_peak", fraction == peak.end() ? json(nullptr) : json(fraction->second)},
+          {"tokens_per_solved", detail::optional_number(per_solved(s.tokens, row.passed))},
+          {"cost_per_solved_usd", detail::optional_number(per_solved(s.cost_usd, row.passed))},
+          {"rejected", row.rejected},
+          {"verdicts", verdicts}};
+}
+
+json peak_note(const campaign_data& data, bool measured) {
+  if (measured) return {{"measured", true}, {"note", "mean over passed problems of achieved ÷ calibrated peak"}};
+  const bool peaks = data.hardware && detail::parse_object(data.hardware->record.json).contains("peaks");
+  return {{"measured", false},
+          {"note", peaks ? "not measured: no problem of this campaign has a [roofline] matching its timed shapes"
+                         : "not measured: this hardware has no calibrated peaks"}};
+}
+
+/// Every problem of the campaign with how many models attempted and passed it (first samples).
+json problem_list(const campaign_data& data) {
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> counts; // attempted, passed
+  for (const auto& e : data.evaluations) {
+    if (e.sample != 0 || e.status != "done") continue;
+    auto& [attempted, passed] = counts[e.problem];
+    ++attempted;
+    passed += e.v == verdict::passed;
+  }
+  json out = json::array();
+  for (const auto& p : data.problems) {
+    const auto& [attempted, passed] = counts[p.record.key];
+    out.push_back({{"key", p.record.key}, {"title", p.record.title}, {"level", p.record.level},
+                   {"attempted_by", attempted}, {"passed_by", passed}});
+  }
+  return out;
+}
+
+std::vector<double> first_sample_speedups(const campaign_data& data) {
+  std::vector<double> out;
+  for (const auto& e : data.evaluations)
+    if (e.sample == 0 && e.v == verdict::passed && e.speedup) out.push_back(*e.speedup);
+  return out;
+}
+
+json leaderboard_of(store::store& db, const campaign_data& data) {
+  const auto summaries = score::summarize(detail::result_rows(data.evaluations), data.problem_count);
+  const auto spending = spend_by_model(data);
+  const auto peak = fraction_of_peak_by_model(db, data);
+  json rows = json::array();
+  for (std::size_t idx = 0; idx < summaries.size(); ++idx)
+    rows.push_back(leaderboard_row(idx + 1, summaries[idx], spending.at(summaries[idx].model), peak));
+  return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
+          {"ranked_by", detail::ranked_by(data.campaign)},
+          {"problem_list", problem_list(data)},
+          {"speedups", first_sample_speedups(data)},
+          {"baseline", "eager"},
+          {"clock", detail::clock_of(data.campaign)},
+          {"problems", data.problem_count},
+          {"fast_p_thresholds", score::k_fast_p_thresholds},
+          {"fraction_of_peak", peak_note(data, !peak.empty())},
+          {"rows", rows}};
+}
+
+json progress_of(const campaign_data& data) {
+  std::int64_t done = 0;
+  json running = json::array(), verdicts = json::object();
+  std::vector<const store::evaluation_row*> finished;
+  for (const auto& e : data.evaluations) {
+    if (e.status != "done") {
+      running.push_back({{"id", e.id}, {"problem", e.problem}, {"model", e.model}, {"sample", e.sample}});
+      continue;
+    }
+    ++done;
+    const std::string name(e.v ? to_string(*e.v) : "unknown");
+    verdicts[name] = verdicts.value(name, 0) + 1;
+    finished.push_back(&e);
+  }
+  std::sort(finished.begin(), finished.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->finished_at, a->id) > std::tie(b->finished_at, b->id);
+  });
+  json latest = json::array();
+  for (std::size_t idx = 0; idx < finished.size() && idx < 10; ++idx) {
+    const auto& e = *finished[idx];
+    latest.push_back({{"id", e.id}, {"problem", e.problem}, {"model", e.model}, {"sample", e.sample},
+                      {"verdict", e.v ? to_string(*e.v) : "unknown"}, {"reason", e.reason},
+                      {"speedup", detail::optional_number(e.speedup)}, {"finished_at", e.finished_at}});
+  }
+  return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
+          {"finished", data.campaign.status == "finished"},
+          {"problems", data.problem_count},
+          {"evaluations", data.evaluations.size()},
+          {"done", done},
+          {"running", running},
+          {"verdicts", verdicts},
+          {"latest", latest}};
+}
+
+} // namespace
+
+json leaderboard_view(store::store& db, std::int64_t campaign_id) {
+  return leaderboard_of(db, detail::load_campaign(db, campaign_id));
+}
+
+json progress_view(store::store& db, std::int64_t campaign_id) {
+  return progress_of(detail::load_campaign(db, campaign_id));
+}
+
+json boards_view(store::store& db) {
+  std::set<std::tuple<std::string, std::int64_t, std::string>> seen;
+  json boards = json::array();
+  for (const auto& c : db.campaigns()) { // most recent first: the first of each board is its latest
+    if (!seen.insert({c.suite, c.hardware_id, c.device}).second) continue;
+    boards.push_back(leaderboard_view(db, c.id));
+  }
+  return {{"boards", boards}};
+}
+
+json campaigns_view(store::store& db) {
+  json out = json::array();
+  for (const auto& c : db.campaigns()) {
+    json progress = progress_view(db, c.id);
+    out.push_back({{"campaign", progress["campaign"]}, {"problems", progress["problems"]},
+                   {"evaluations", progress["evaluations"]}, {"done", progress["done"]},
+                   {"running", progress["running"].size()}, {"verdicts", progress["verdicts"]}});
+  }
+  return {{"campaigns", out}};
+}
+
+} // namespace arbiter::server

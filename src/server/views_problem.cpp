@@ -1,0 +1,120 @@
+// The problem page (every model's solution side by side) and the evaluation page.
+#include "detail/campaign_data.hpp"
+#include "detail/roofline.hpp"
+#include "detail/source_files.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace arbiter::server {
+
+namespace {
+
+using detail::campaign_data;
+
+json timing_json(const store::measurement_record& m) {
+  return {{"median_ms", m.median_ms}, {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms},
+          {"samples", m.samples},     {"rel_noise", m.rel_noise}, {"clock", m.clock}};
+}
+
+/// One row per shape: the candidate's timing, the baseline's, the speedup and the shape's work.
+json shapes_json(const std::vector<store::measurement_record>& ms, const json& spec) {
+  json shapes = json::array();
+  std::map<std::string, std::size_t> index;
+  for (const auto& m : ms) {
+    auto [it, added] = index.emplace(m.shape, shapes.size());
+    if (added) {
+      const auto w = detail::work_of(spec, m.shape);
+      shapes.push_back({{"shape", m.shape}, {"candidate", nullptr}, {"baseline", nullptr}, {"baseline_name", ""},
+                        {"speedup", nullptr},
+                        {"work", w ? json{{"flops", w->flops}, {"bytes", w->bytes}} : json(nullptr)}});
+    }
+    json& row = shapes[it->second];
+    if (m.role == "candidate") row["candidate"] = timing_json(m), row["speedup"] = detail::optional_number(m.speedup);
+    else row["baseline"] = timing_json(m), row["baseline_name"] = m.baseline;
+  }
+  return shapes;
+}
+
+json findings_json(store::store& db, std::int64_t evaluation_id) {
+  json out = json::array();
+  for (const auto& f : db.findings(evaluation_id))
+    out.push_back({{"pattern", f.pattern}, {"severity", f.severity},
+                   {"evidence", json::parse(f.evidence_json, nullptr, false).is_discarded()
+                                    ? json(f.evidence_json) : json::parse(f.evidence_json)}});
+  return out;
+}
+
+json solution_json(store::store& db, const store::evaluation_row& e, const json& spec) {
+  const auto view = db.evaluation(e.id);
+  const auto measurements = view ? view->result.measurements : std::vector<store::measurement_record>{};
+  return {{"evaluation", e.id}, {"model", e.model}, {"org", e.org}, {"sample", e.sample}, {"status", e.status},
+          {"verdict", e.v ? json(to_string(*e.v)) : json(nullptr)}, {"reason", e.reason},
+          {"speedup", detail::optional_number(e.speedup)}, {"wall_s", e.wall_s},
+          {"solution_path", e.solution_path}, {"shapes", shapes_json(measurements, spec)},
+          {"findings", findings_json(db, e.id)}, {"source", detail::read_solution_source(e.solution_path)}};
+}
+
+json problem_json(const store::problem_view& p, const json& spec) {
+  json shapes = json::array();
+  if (spec.contains("shapes") && spec["shapes"].is_array())
+    for (const auto& s : spec["shapes"]) shapes.push_back(s);
+  return {{"key", p.record.key}, {"title", p.record.title}, {"level", p.record.level},
+          {"tags", spec.value("tags", json::array())}, {"dtype", spec.value("dtype", "float32")},
+          {"shapes", shapes}, {"roofline", spec.value("roofline", json(nullptr))}, {"hash", p.record.hash}};
+}
+
+std::string rerun_command(const store::campaign_record& c, const store::evaluation_view& v, const std::string& db_path) {
+  const json config = detail::parse_object(c.config_json);
+  return fmt::format("arbiter eval {} --solutions {} --problems {} --models {} --device {} --db {} --campaign {}-rerun",
+                     config.value("suite_dir", "?"), config.value("solutions_dir", "?"), v.problem, v.model,
+                     config.value("device", c.device), db_path, v.campaign);
+}
+
+json environment_of(store::store& db, const store::campaign_record& c) {
+  for (const auto& hw : db.hardware_list())
+    if (hw.id == c.hardware_id) return {{"hardware", detail::hardware_name(hw.record)}, {"fingerprint", hw.record.fingerprint},
+                                        {"doctor", detail::parse_object(hw.record.json)}};
+  return nullptr;
+}
+
+} // namespace
+
+json problem_view(store::store& db, std::int64_t campaign_id, const std::string& problem) {
+  const campaign_data data = detail::load_campaign(db, campaign_id);
+  const auto found = std::find_if(data.problems.begin(), data.problems.end(),
+                                  [&](const store::problem_view& p) { return p.record.key == problem; });
+  if (found == data.problems.end()) ARB_THROW(not_found_error, fmt::format("no problem '{}' in campaign {}", problem, campaign_id));
+  const json spec = detail::parse_object(found->record.json);
+  json solutions = json::array();
+  for (const auto& e : data.evaluations)
+    if (e.problem == problem) solutions.push_back(solution_json(db, e, spec));
+  return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
+          {"ranked_by", detail::ranked_by(data.campaign)},
+          {"problem", problem_json(*found, spec)},
+          {"solutions", solutions}};
+}
+
+json evaluation_view(store::store& db, std::int64_t evaluation_id, const std::string& db_path) {
+  const auto v = db.evaluation(evaluation_id);
+  if (!v) ARB_THROW(not_found_error, fmt::format("no evaluation {}", evaluation_id));
+  const store::campaign_record c = detail::find_campaign(db, v->campaign_id);
+  json measurements = json::array();
+  for (const auto& m : v->result.measurements)
+    measurements.push_back(detail::merged(timing_json(m), {{"shape", m.shape}, {"role", m.role}, {"baseline", m.baseline},
+                                                  {"speedup", detail::optional_number(m.speedup)}}));
+  const auto& r = v->result;
+  return {{"id", v->id}, {"campaign", detail::campaign_header(c, std::nullopt)}, {"suite", v->suite},
+          {"problem", v->problem}, {"model", v->model}, {"sample", v->sample}, {"status", v->status},
+          {"verdict", v->status == "done" ? json(to_string(r.result.v)) : json(nullptr)}, {"reason", r.result.reason},
+          {"speedup", detail::optional_number(r.speedup)}, {"wall_s", r.wall_s}, {"solution_path", v->solution_path},
+          {"solution_hash", v->solution_hash}, {"artifacts_dir", r.artifacts_dir}, {"started_at", v->started_at},
+          {"finished_at", v->finished_at}, {"measurements", measurements}, {"findings", findings_json(db, v->id)},
+          {"details", detail::parse_object(r.details_json)}, {"log", detail::read_log_tail(r.artifacts_dir, 200)},
+          {"artifacts", detail::list_artifacts(r.artifacts_dir)}, {"environment", environment_of(db, c)},
+          {"rerun", rerun_command(c, *v, db_path)}};
+}
+
+} // namespace arbiter::server
