@@ -1,5 +1,7 @@
 #include "detail/child_launch.hpp"
 
+#include "detail/child_report.hpp"
+#include "detail/isolation_plan.hpp"
 #include "detail/unique_fd.hpp"
 
 #include <fcntl.h>
@@ -12,18 +14,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 namespace arbiter::sandbox::detail {
 namespace {
-
-/// What the child reports through the close-on-exec pipe when a step fails.
-enum class child_step : int { setsid, chdir, setrlimit, stdin_null, redirect, exec };
-
-struct child_failure {
-  child_step step = child_step::exec;
-  int error_number = 0;
-  int detail = 0; ///< setrlimit: index into exec_plan::limits
-};
 
 struct limit_setting {
   int resource = 0;
@@ -40,6 +34,7 @@ struct exec_plan {
   std::vector<limit_setting> limits;
   const char* cwd = nullptr;
   std::string search_path; ///< for the error message
+  isolation_plan isolation;
 };
 
 std::string path_for_search(const process_spec& spec) {
@@ -101,19 +96,11 @@ exec_plan make_plan(const process_spec& spec) {
   plan.sh_argv = {const_cast<char*>("/bin/sh"), nullptr};
   plan.sh_argv.insert(plan.sh_argv.end(), plan.argv.begin() + 1, plan.argv.end());
   plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  plan.isolation = make_isolation_plan(spec.sandbox);
   return plan;
 }
 
 // ---- child side: async-signal-safe calls only ----
-
-[[noreturn]] void child_fail(int report_fd, child_step step, int error_number, int detail = 0) {
-  child_failure const failure{step, error_number, detail};
-  ssize_t written;
-  do {
-    written = ::write(report_fd, &failure, sizeof failure);
-  } while (written < 0 && errno == EINTR);
-  ::_exit(127);
-}
 
 /// Signal dispositions set to "ignore" survive exec; the child starts from the defaults.
 void child_reset_signals() {
@@ -175,20 +162,39 @@ void child_redirect(int output_fd, int report_fd) {
   output_fd = child_lift_fd(output_fd, report_fd);
   child_reset_signals();
   if (::setsid() < 0) child_fail(report_fd, child_step::setsid, errno);
-  if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) child_fail(report_fd, child_step::chdir, errno);
   for (std::size_t limit_idx = 0; limit_idx < plan.limits.size(); ++limit_idx) {
     auto const& limit = plan.limits[limit_idx];
     if (::setrlimit(limit.resource, &limit.value) != 0) {
       child_fail(report_fd, child_step::setrlimit, errno, static_cast<int>(limit_idx));
     }
   }
+  // cwd only after the mounts (a folder entered before them would still reach what they hide)
+  // and as the sandbox user (who must be able to enter it).
+  if (plan.isolation.active) child_isolate(plan.isolation, report_fd);
+  if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) child_fail(report_fd, child_step::chdir, errno);
   child_redirect(output_fd, report_fd);
   child_exec(plan, report_fd);
 }
 
 // ---- parent side ----
 
-std::string describe_failure(const child_failure& failure, const exec_plan& plan, const process_spec& spec) {
+std::string describe_step(const child_record& failure, const exec_plan& plan) {
+  std::string const why = std::strerror(failure.error_number);
+  auto const& ops = plan.isolation.ops;
+  auto const op_idx = static_cast<std::size_t>(failure.detail);
+  switch (failure.step) {
+  case child_step::unshare: return "unshare(CLONE_NEWNET | CLONE_NEWNS) refused (" + why + "): no private network or file view";
+  case child_step::mount: return "sandbox mount failed, " + (op_idx < ops.size() ? describe_op(ops[op_idx]) : "?") + ": " + why;
+  case child_step::setgroups: return "setgroups refused (" + why + "): no switch to uid " + std::to_string(plan.isolation.uid);
+  case child_step::setgid: return "setresgid(" + std::to_string(plan.isolation.gid) + "): " + why;
+  case child_step::setuid: return "setresuid(" + std::to_string(plan.isolation.uid) + "): " + why;
+  case child_step::no_new_privs: return "prctl(PR_SET_NO_NEW_PRIVS): " + why;
+  default: return {};
+  }
+}
+
+std::string describe_failure(const child_record& failure, const exec_plan& plan, const process_spec& spec) {
+  if (std::string const isolation = describe_step(failure, plan); !isolation.empty()) return isolation;
   std::string const why = std::strerror(failure.error_number);
   switch (failure.step) {
   case child_step::setsid: return "setsid: " + why;
@@ -199,30 +205,44 @@ std::string describe_failure(const child_failure& failure, const exec_plan& plan
   }
   case child_step::stdin_null: return "stdin from /dev/null: " + why;
   case child_step::redirect: return "redirecting stdout/stderr: " + why;
-  case child_step::exec: break;
+  default: break;
   }
   std::string text = "cannot execute '" + spec.argv.front() + "': " + why;
   if (!plan.search_path.empty()) text += " (searched PATH=" + plan.search_path + ")";
   return text;
 }
 
-/// Reads the report pipe to its end: nothing means exec succeeded.
-bool read_failure(int report_fd, child_failure& failure) {
+/// Reads one record; false at EOF. A short or unreadable record reads as an exec failure.
+bool read_record(int report_fd, child_record& record) {
   std::size_t received = 0;
-  auto* bytes = reinterpret_cast<char*>(&failure);
-  while (received < sizeof failure) {
-    ssize_t const got = ::read(report_fd, bytes + received, sizeof failure - received);
+  auto* bytes = reinterpret_cast<char*>(&record);
+  while (received < sizeof record) {
+    ssize_t const got = ::read(report_fd, bytes + received, sizeof record - received);
     if (got == 0) break;
     if (got < 0) {
       if (errno == EINTR) continue;
-      failure = {child_step::exec, errno, 0};
+      record = {record_kind::failure, child_step::exec, errno, 0};
       return true;
     }
     received += static_cast<std::size_t>(got);
   }
   if (received == 0) return false;
-  if (received < sizeof failure) failure = {child_step::exec, EPROTO, 0};
+  if (received < sizeof record) record = {record_kind::failure, child_step::exec, EPROTO, 0};
   return true;
+}
+
+/// Reads the report pipe to its end (EOF: exec succeeded): notices into `notes`, a failure into
+/// `failure`. Returns whether the child failed.
+bool read_report(int report_fd, const exec_plan& plan, child_record& failure, std::vector<std::string>& notes) {
+  child_record record;
+  while (read_record(report_fd, record)) {
+    if (record.kind != record_kind::notice) {
+      failure = record;
+      return true;
+    }
+    notes.push_back(describe_step(record, plan));
+  }
+  return false;
 }
 
 void reap(pid_t pid) {
@@ -231,23 +251,41 @@ void reap(pid_t pid) {
   }
 }
 
+launch_result not_started(std::string why) {
+  launch_result result;
+  result.error = std::move(why);
+  return result;
+}
+
 } // namespace
 
 launch_result launch_child(const process_spec& spec, int output_fd) {
-  if (spec.argv.empty() || spec.argv.front().empty()) return {-1, "argv is empty"};
-  exec_plan plan = make_plan(spec);
+  if (spec.argv.empty() || spec.argv.front().empty()) return not_started("argv is empty");
+  exec_plan plan;
+  try {
+    plan = make_plan(spec);
+  } catch (const std::exception& e) { // a path to bind back that cannot be opened: never run half-hidden
+    return not_started(e.what());
+  }
   int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) return {-1, std::string("pipe2: ") + std::strerror(errno)};
+  if (::pipe2(report, O_CLOEXEC) != 0) return not_started(std::string("pipe2: ") + std::strerror(errno));
   unique_fd report_read(report[0]);
   unique_fd report_write(report[1]);
   pid_t const pid = ::fork();
-  if (pid < 0) return {-1, std::string("fork: ") + std::strerror(errno)};
+  if (pid < 0) return not_started(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) child_main(plan, output_fd, report_write.get());
   report_write.reset();
-  child_failure failure;
-  if (!read_failure(report_read.get(), failure)) return {pid, {}};
+  child_record failure;
+  launch_result launched;
+  if (!plan.isolation.parent_note.empty()) launched.notes.push_back(plan.isolation.parent_note);
+  if (!read_report(report_read.get(), plan, failure, launched.notes)) {
+    launched.pid = pid;
+    launched.isolated = plan.isolation.active && launched.notes.empty();
+    return launched;
+  }
   reap(pid);
-  return {-1, describe_failure(failure, plan, spec)};
+  launched.error = describe_failure(failure, plan, spec);
+  return launched;
 }
 
 } // namespace arbiter::sandbox::detail

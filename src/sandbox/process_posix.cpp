@@ -70,6 +70,8 @@ process_result posix_process_runner::run(const process_spec& spec) {
   } else {
     launched.error = pipe.error;
   }
+  result.isolation_applied = launched.isolated;
+  for (auto const& note : launched.notes) result.isolation_note += (result.isolation_note.empty() ? "" : "; ") + note;
   if (!launched.error.empty()) {
     result.end = process_end::failed_to_start;
     result.error = launched.error;

@@ -1,6 +1,8 @@
 #pragma once
 /// Runs one untrusted or semi-trusted process: fresh process group, rlimits, wall-clock timeout
 /// with kill escalation, stdout+stderr captured together into a log file with a size cap.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,6 +18,25 @@ struct resource_limits {
   std::uint64_t cpu_seconds = 0;              ///< RLIMIT_CPU; 0 = unlimited
 };
 
+/// Who the child runs as and what it sees (docs/protocol.md, "Sandbox"). Needs root; applied in the
+/// child between fork and exec, in this order: unshare(CLONE_NEWNET | CLONE_NEWNS) (only a down
+/// loopback: no network), every mount private, a fresh writable tmpfs over each scratch path, an
+/// empty read-only tmpfs over each hidden folder (/dev/null over a hidden file), the exposed and
+/// writable paths that lie under a hidden or scratch path bound back (exposed ones read-only),
+/// then setgroups({}) + setresgid + setresuid and PR_SET_NO_NEW_PRIVS; cwd is entered afterwards,
+/// as the sandbox user. Paths must be absolute; missing hidden or exposed paths are left out.
+struct isolation {
+  bool enabled = false;
+  uid_t uid = 65534; ///< nobody
+  gid_t gid = 65534; ///< nogroup
+  bool new_net_ns = true;
+  bool new_mount_ns = true;
+  std::vector<std::string> hidden_paths;   ///< the grader's files: an empty read-only view
+  std::vector<std::string> scratch_paths;  ///< private writable tmpfs (/tmp, /dev/shm): nothing shared
+  std::vector<std::string> exposed_paths;  ///< bound back read-only (exchange, runner, runtime)
+  std::vector<std::string> writable_paths; ///< bound back read-write (its own eval folder, its cache)
+};
+
 struct process_spec {
   /// argv[0] is looked up on PATH when it has no '/' (execvpe semantics): env's PATH when it has
   /// one, else the parent's.
@@ -28,6 +49,7 @@ struct process_spec {
   std::string log_path;                     ///< stdout and stderr interleaved; required
   std::uint64_t log_head_bytes = 512 << 10; ///< kept from the start of the output
   std::uint64_t log_tail_bytes = 512 << 10; ///< kept from the end; the middle is elided with a note
+  isolation sandbox;                        ///< off by default: the process runs as the parent's user
 };
 
 enum class process_end : std::uint8_t { exited, signaled, timed_out, failed_to_start };
@@ -41,6 +63,11 @@ struct process_result {
   bool truncated = false;
   std::string error; ///< failed_to_start: why
   double timeout_s = 0; ///< timed_out only: the wall-clock limit that was exceeded
+  /// spec.sandbox.enabled and everything in it took effect. False with a note when isolation was
+  /// asked for but could not be had (arbiter not root, namespaces refused): the process then ran
+  /// with less, never silently.
+  bool isolation_applied = false;
+  std::string isolation_note; ///< what was left out and why; empty when applied or not asked for
 };
 
 /// One line a person can act on: "exited with status 3", "killed by SIGSEGV (signal 11)",
@@ -59,6 +86,10 @@ public:
 /// whole group gets SIGTERM, then SIGKILL after kill_grace_s; when the leader exits, whatever is
 /// left of its group is killed. A process that leaves the group (setsid) is out of reach: that
 /// needs a PID namespace or cgroup around the runner. Safe to call from several threads at once.
+/// With spec.sandbox.enabled the child is isolated as `isolation` says; a mount that fails after
+/// the namespaces were granted is failed_to_start (never a half-hidden view), while a parent that
+/// is not root, or namespaces or the user switch refused with EPERM, degrade: the child runs
+/// without what was refused and the result says so (isolation_applied, isolation_note).
 /// Never throws for anything the child does; throws io_error only when the log file cannot be
 /// created or written.
 class posix_process_runner final : public process_runner {

@@ -7,12 +7,15 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace arbiter::sandbox::detail {
 
 struct launch_result {
   pid_t pid = -1;    ///< the running child (also its process group and session id); -1 on failure
   std::string error; ///< why the child did not start; the child has already been reaped
+  bool isolated = false;          ///< spec.sandbox asked for and fully applied
+  std::vector<std::string> notes; ///< isolation asked for and done without, one line each
 };
 
 /// Forks and execs spec.argv with stdin on /dev/null and stdout and stderr on `output_fd`.
