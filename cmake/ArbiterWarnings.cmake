@@ -4,6 +4,11 @@ function(arbiter_target_warnings target)
   if(ARBITER_ENABLE_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
+  # GCC 12 reports -Wrestrict inside libstdc++'s own std::string code at -O3 (GCC bug 105329);
+  # it is not about our code, so it must not fail a -Werror build.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
 endfunction()
 
 # arbiter_add_library(<name> SOURCES ... DEPS ...): one static library per pipeline stage.
