@@ -116,6 +116,13 @@ def _content_checks(outputs, inputs, tol, failures):
         failures.append("degenerate: returning the first input (identity) passes the tolerance")
 
 
+def _specs(values):
+    """dtype and shape of each tensor (None for other values): what a test harness needs to
+    answer a shape with zeros of the right type."""
+    return [{"dtype": str(v.dtype).replace("torch.", ""), "shape": list(v.shape)} if isinstance(v, torch.Tensor) else None
+            for v in values]
+
+
 def _check_shape(job, module, shape, repeats):
     device, seeds, tol = job["device"], job["seeds"], job["tolerance"]
     params = shape.get("params", {})
@@ -143,7 +150,7 @@ def _check_shape(job, module, shape, repeats):
     del again, other
     ref_ms = _median_ms(model, inputs, device, repeats)
     return {"ok": not failures, "failures": failures, "notes": notes, "ref_ms": ref_ms, "peak_gb": peak_gb,
-            "outputs": [{"dtype": str(o.dtype).replace("torch.", ""), "shape": list(o.shape)} for o in first]}
+            "inputs": _specs(inputs), "outputs": _specs(first)}
 
 
 def run(job, runtime, events):
@@ -161,5 +168,5 @@ def run(job, runtime, events):
             result = _check_shape(job, module, shape, repeats)
         except Exception as exc:  # noqa: BLE001 - the reference's own failure is this shape's finding
             result = {"ok": False, "failures": [f"the reference raised {type(exc).__name__}: {exc}"], "notes": [],
-                      "ref_ms": None, "peak_gb": None, "outputs": []}
+                      "ref_ms": None, "peak_gb": None, "inputs": [], "outputs": []}
         events.emit("shape_check", shape_idx=shape_idx, name=shape.get("name", str(shape_idx)), **result)

@@ -15,6 +15,7 @@ command serve_command();
 command site_command();
 command check_command();
 command agent_command();
+command suite_command();
 
 /// --db with its ARBITER_DB fallback.
 void add_db_option(CLI::App& app, std::string& db);

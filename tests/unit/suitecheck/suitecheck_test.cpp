@@ -1,0 +1,129 @@
+// suite check without processes: job contents, the memory budget's precedence, reading the
+// runner's events (complete, partial, failed), and the table.
+#include "arbiter/suitecheck/suite_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace arbiter;
+
+namespace {
+
+catalog::problem two_shape_problem() {
+  catalog::problem p;
+  p.id = "l1_demo";
+  p.level = 1;
+  p.reference_file = "/suite/l1_demo/reference.py";
+  p.tol = {1e-6, 1e-3, catalog::tolerance_mode::allclose};
+  p.shapes = {{"small", {}, {{"rows", 7}}}, {"big", {"cuda"}, {{"rows", 4096}}}, {"mid", {"cpu"}, {{"rows", 64}}}};
+  return p;
+}
+
+sandbox::process_result exited(int code) {
+  sandbox::process_result r;
+  r.end = sandbox::process_end::exited;
+  r.exit_code = code;
+  return r;
+}
+
+} // namespace
+
+TEST(SuiteCheck, JobCarriesTheDeviceShapesToleranceAndSeeds) {
+  const auto p = two_shape_problem();
+  suitecheck::options opts;
+  const auto job = suitecheck::make_job(p, "cpu", opts, 12.5, "/w/events.jsonl", "/lib/rt.so");
+  EXPECT_EQ(job["mode"], "check");
+  ASSERT_EQ(job["shapes"].size(), 2u); // "big" is cuda-only
+  EXPECT_EQ(job["shapes"][0]["name"], "small");
+  EXPECT_EQ(job["shapes"][1]["params"]["rows"], 64);
+  EXPECT_DOUBLE_EQ(job["tolerance"]["atol"].get<double>(), 1e-6);
+  EXPECT_EQ(job["tolerance"]["mode"], "allclose");
+  EXPECT_EQ(job["seeds"].size(), 2u);
+  EXPECT_DOUBLE_EQ(job["memory_gb"].get<double>(), 12.5);
+  EXPECT_EQ(job["runtime_lib"], "/lib/rt.so");
+}
+
+TEST(SuiteCheck, BitwiseProblemsSendZeroTolerance) {
+  auto p = two_shape_problem();
+  p.tol = {1.0, 1.0, catalog::tolerance_mode::bitwise};
+  const auto job = suitecheck::make_job(p, "cuda", suitecheck::options{}, 40, "e", "r");
+  EXPECT_EQ(job["tolerance"]["mode"], "bitwise");
+  EXPECT_EQ(job["tolerance"]["atol"].get<double>(), 0.0);
+  EXPECT_EQ(job["shapes"].size(), 2u);
+}
+
+TEST(SuiteCheck, MemoryBudgetProblemThenSuiteThenDefault) {
+  auto p = two_shape_problem();
+  EXPECT_DOUBLE_EQ(suitecheck::memory_budget(p, nlohmann::json::object()), suitecheck::k_default_memory_gb);
+  const nlohmann::json suite = {{"check", {{"memory_gb", 24}}}};
+  EXPECT_DOUBLE_EQ(suitecheck::memory_budget(p, suite), 24.0);
+  p.spec = {{"memory_gb", 80}};
+  EXPECT_DOUBLE_EQ(suitecheck::memory_budget(p, suite), 80.0);
+}
+
+TEST(SuiteCheck, ReadsEveryShapeResult) {
+  const auto p = two_shape_problem();
+  std::istringstream events(
+      R"({"event":"start","mode":"check"})"
+      "\n"
+      R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":["memory not measured on cpu"],"ref_ms":0.25,"peak_gb":null})"
+      "\n"
+      R"({"event":"shape_check","shape_idx":1,"name":"mid","ok":false,"failures":["seed-independent: two input seeds gave identical outputs"],"notes":[],"ref_ms":1.5,"peak_gb":null})"
+      "\n"
+      R"({"event":"done"})"
+      "\n");
+  const auto r = suitecheck::read_events(p, "cpu", events, exited(0));
+  ASSERT_EQ(r.shapes.size(), 2u);
+  EXPECT_TRUE(r.shapes[0].ok);
+  EXPECT_DOUBLE_EQ(*r.shapes[0].ref_ms, 0.25);
+  EXPECT_FALSE(r.shapes[0].peak_gb.has_value());
+  EXPECT_FALSE(r.shapes[1].ok);
+  EXPECT_NE(r.shapes[1].failures[0].find("seed-independent"), std::string::npos);
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.error.empty());
+}
+
+TEST(SuiteCheck, AProcessThatDiesLeavesNamedFailures) {
+  const auto p = two_shape_problem();
+  std::istringstream events(
+      R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":[],"ref_ms":0.1})"
+      "\n"
+      R"({"event":"shape_ch)"); // cut short by the kill
+  sandbox::process_result killed;
+  killed.end = sandbox::process_end::signaled;
+  killed.signal = 9;
+  const auto r = suitecheck::read_events(p, "cpu", events, killed);
+  ASSERT_EQ(r.shapes.size(), 2u);
+  EXPECT_TRUE(r.shapes[0].ok);
+  EXPECT_FALSE(r.shapes[1].ok);
+  EXPECT_NE(r.shapes[1].failures[0].find("not checked"), std::string::npos);
+  EXPECT_FALSE(r.error.empty());
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(SuiteCheck, ALoadErrorIsTheProblemsError) {
+  const auto p = two_shape_problem();
+  std::istringstream events(R"({"event":"error","phase":"load","type":"SyntaxError","message":"invalid syntax"})" "\n");
+  const auto r = suitecheck::read_events(p, "cpu", events, exited(1));
+  EXPECT_NE(r.error.find("SyntaxError"), std::string::npos);
+  EXPECT_EQ(r.shapes.size(), 2u);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(SuiteCheck, TableNamesEachFailureAndSummarises) {
+  suitecheck::report rep;
+  rep.suite = "demo";
+  rep.device = "cpu";
+  suitecheck::problem_result good{"l1_good", 1, 40, "", {{"s", true, {}, {}, 0.5, std::nullopt, {}}}, {}};
+  suitecheck::problem_result bad{"l1_bad", 1, 40, "", {{"s", false, {"degenerate: an all-zeros answer passes the tolerance"}, {}, 0.1, std::nullopt, {}}}, {}};
+  rep.problems = {good, bad};
+  const std::string table = suitecheck::render_table(rep);
+  EXPECT_NE(table.find("l1_good"), std::string::npos);
+  EXPECT_NE(table.find("FAIL: degenerate"), std::string::npos);
+  EXPECT_NE(table.find("1 problems failed"), std::string::npos);
+  EXPECT_FALSE(rep.ok());
+  const auto json = suitecheck::to_json(rep);
+  EXPECT_EQ(json["problems"][1]["ok"], false);
+  EXPECT_EQ(json["problems"][0]["shapes"][0]["ref_ms"], 0.5);
+}
