@@ -45,6 +45,9 @@ command eval_command() {
             app.add_option("--seeds", args->options.num_seeds, "Input sets per shape (≥3)")->check(CLI::Range(3, 64))->envname("ARBITER_SEEDS");
             app.add_option("--timeout", args->options.timeout_s, "Wall-clock limit per process, seconds")->envname("ARBITER_TIMEOUT");
             app.add_option("--max-time", args->options.timing.max_time_s, "Timing cap per shape, seconds")->envname("ARBITER_MAX_TIME");
+            app.add_flag_callback("--no-sandbox", [args] { args->options.sandbox = false; },
+                                  "Run candidate code as arbiter's own user with network and files (development only)")
+                ->envname("ARBITER_NO_SANDBOX");
             return [args] { return run_eval(*args); };
           }};
 }

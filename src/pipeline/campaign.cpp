@@ -50,7 +50,7 @@ std::string choose_device(const std::string& wanted, const doctor::environment& 
 nlohmann::json campaign_config(const eval_options& o, const std::string& device) {
   return {{"suite_dir", o.suite_dir.string()}, {"solutions_dir", o.solutions_dir.string()}, {"device", device},
           {"num_seeds", o.num_seeds}, {"timeout_s", o.timeout_s}, {"weights_seed", o.weights_seed},
-          {"python", o.python}, {"models", o.models}, {"problems", o.problems}};
+          {"python", o.python}, {"models", o.models}, {"problems", o.problems}, {"sandbox", o.sandbox}};
 }
 
 store::campaign_record open_campaign(campaign_state& st, const catalog::suite& s, store::store& db, std::int64_t hardware_id) {
@@ -95,6 +95,7 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
   }
   const auto run = detail::run_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
   auto j = detail::judge(ctx, problem, run, reference->dir, eval_dir);
+  j.details["sandbox"] = run.sandbox;
   r.result = j.result;
   r.speedup = j.result.v == verdict::passed ? j.speedup : std::nullopt;
   r.details_json = j.details.dump();

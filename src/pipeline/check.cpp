@@ -64,6 +64,9 @@ check_report run_check(const check_options& given, sandbox::process_runner& runn
   eval.num_seeds = options.num_seeds;
   eval.timeout_s = options.timeout_s;
   eval.timing = options.timing;
+  eval.suite_dir = problem.dir.parent_path(); // hidden from the candidate, reference.py included
+  eval.db.clear();                            // no database
+  eval.sandbox = options.sandbox;
   const runner_paths paths = locate_runner();
   const detail::job_context ctx{eval, paths, report.device, problem.shapes_for(report.device)};
   if (ctx.shapes.empty()) {
@@ -94,6 +97,7 @@ check_report run_check(const check_options& given, sandbox::process_runner& runn
   report.result = judged.result;
   report.speedup = judged.result.v == verdict::passed ? judged.speedup : std::nullopt;
   report.details = std::move(judged.details);
+  report.details["sandbox"] = run.sandbox;
   report.measurements = std::move(judged.measurements);
   return report;
 }

@@ -2,6 +2,7 @@
 
 #include "arbiter/common/log.hpp"
 #include "detail/runs.hpp"
+#include "detail/sandbox_view.hpp"
 
 namespace arbiter::pipeline::detail {
 
@@ -41,9 +42,15 @@ void prebuilder::build(const catalog::solution& solution) {
                         {"runtime_lib", m_ctx.paths.runtime_lib.string()},
                         {"solution_file", (dir / "work" / "kernel.py").string()},
                         {"events_file", (dir / "events.jsonl").string()}});
+  // Importing the solution runs its code: the build is sandboxed like the candidate run.
+  const candidate_paths paths{m_data_dir, dir, cache_root(m_data_dir) / solution.model, {}};
+  auto spec = runner_spec(m_ctx, "build", job_file, dir, dir / "work", paths.cache_dir);
+  spec.sandbox = candidate_isolation(m_ctx, paths);
+  prepare_candidate_files(spec.sandbox, paths, false);
   sandbox::posix_process_runner runner;
-  const auto result = runner.run(runner_spec(m_ctx, "build", job_file, dir, dir / "work", cache_root(m_data_dir) / solution.model));
-  ARB_DEBUG("build", "{}: {} in {:.1f} s", solution.label(), sandbox::describe(result), result.wall_s);
+  const auto result = runner.run(spec);
+  ARB_DEBUG("build", "{}: {} in {:.1f} s{}", solution.label(), sandbox::describe(result), result.wall_s,
+            result.isolation_note.empty() ? "" : "; sandbox: " + result.isolation_note);
 }
 
 unsigned prebuild_workers() { return std::max(1u, std::thread::hardware_concurrency() / 4); }

@@ -1,5 +1,7 @@
 #include "detail/runs.hpp"
 
+#include "detail/sandbox_view.hpp"
+
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/hash.hpp"
 #include "arbiter/common/log.hpp"
@@ -117,7 +119,19 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
   write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
   candidate_run run;
   run.facts = extract_facts(ctx, work, eval_dir, runner);
-  run.process = runner.run(runner_spec(ctx, "candidate", job_file, eval_dir, work, cache_root(data_dir) / solution.model));
+  const candidate_paths paths{data_dir, eval_dir, cache_root(data_dir) / solution.model, ref_dir / "exchange"};
+  auto spec = runner_spec(ctx, "candidate", job_file, eval_dir, work, paths.cache_dir);
+  spec.sandbox = candidate_isolation(ctx, paths);
+  try {
+    prepare_candidate_files(spec.sandbox, paths, true);
+    run.process = runner.run(spec);
+  } catch (const io_error& e) { // the evaluation's verdict (crashed), never the campaign's end
+    run.process.end = sandbox::process_end::failed_to_start;
+    run.process.error = e.what();
+  }
+  run.sandbox = sandbox_details(spec.sandbox, run.process);
+  if (spec.sandbox.enabled && !run.process.isolation_applied && !run.process.isolation_note.empty())
+    ARB_WARN("sandbox", "{}: ran without full isolation: {}", solution.label(), run.process.isolation_note);
   run.events = read_events(eval_dir / "events.jsonl");
   return run;
 }

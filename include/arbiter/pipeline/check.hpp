@@ -29,6 +29,7 @@ struct check_options {
   int num_seeds = 3;
   double timeout_s = 300;
   timing_options timing{3, 5, 200, 0.05, 0.5, 0.02}; ///< shorter than a campaign's: a quick look
+  bool sandbox = true; ///< as eval_options::sandbox
 };
 
 struct check_report {

@@ -28,6 +28,9 @@ struct eval_options {
   double timeout_s = 900;            ///< per process, wall clock
   std::uint64_t weights_seed = 42;
   timing_options timing;
+  /// Candidate code (runs and builds) isolated: unprivileged user, no network, the grader's files
+  /// hidden (docs/protocol.md, "Sandbox"). false = --no-sandbox, for development only.
+  bool sandbox = true;
 };
 
 /// Where the runner's pieces live: the Python package folder and the C runtime library.

@@ -1,0 +1,39 @@
+#pragma once
+/// What candidate code — the candidate run and the build stage, which imports it — may see and
+/// write (docs/protocol.md, "Sandbox"): it runs as an unprivileged user, with no network, a private
+/// /tmp, the grader's files hidden and only its own folder, its model's cache and the inputs it
+/// needs bound back. The orchestrator prepares ownership first.
+#include "arbiter/sandbox/process.hpp"
+#include "detail/jobs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+namespace arbiter::pipeline::detail {
+
+/// The paths of one sandboxed process besides the grader's (which come from ctx.options).
+struct candidate_paths {
+  std::filesystem::path data_dir;  ///< <db>.d or check's data folder: hidden
+  std::filesystem::path own_dir;   ///< its evaluation or build folder: bound back writable
+  std::filesystem::path cache_dir; ///< its model's build caches: bound back writable
+  std::filesystem::path exchange;  ///< the reference's inputs, read-only; empty for a build
+};
+
+/// The isolation of a candidate process; disabled when ctx.options.sandbox is false. Hidden: the
+/// data folder (other evaluations, logs, references' expected outputs), the cache root, the
+/// suite, the solutions folder, the database file and, unless it is a top-level folder or holds
+/// the interpreter, the database's folder. Scratch: /tmp, /var/tmp, /dev/shm.
+sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_paths& paths);
+
+/// Before the run, as root: own_dir traversable, its work/ (and for a candidate outputs/, timing/,
+/// events.jsonl) and the cache owned by the sandbox user, the exchange readable by all. Does
+/// nothing when the isolation is off or arbiter is not root. Throws io_error with the path.
+void prepare_candidate_files(const sandbox::isolation& isolation, const candidate_paths& paths, bool candidate);
+
+/// For an evaluation's details: {"requested", "applied", "uid", "note"}; the note says what was
+/// done without (or "disabled by --no-sandbox").
+nlohmann::json sandbox_details(const sandbox::isolation& isolation, const sandbox::process_result& process);
+
+} // namespace arbiter::pipeline::detail

@@ -1,0 +1,121 @@
+#include "detail/sandbox_view.hpp"
+
+#include "arbiter/common/error.hpp"
+#include "arbiter/common/log.hpp"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// nobody:nogroup by name, else the conventional 65534.
+std::pair<uid_t, gid_t> sandbox_user() {
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[1024];
+  if (::getpwnam_r("nobody", &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr)
+    return {found->pw_uid, found->pw_gid};
+  return {65534, 65534};
+}
+
+bool holds(const fs::path& folder, const fs::path& path) {
+  std::error_code ec;
+  const fs::path inner = fs::weakly_canonical(path, ec);
+  if (ec) return false;
+  auto const [folder_end, path_end] = std::mismatch(folder.begin(), folder.end(), inner.begin(), inner.end());
+  return folder_end == folder.end();
+}
+
+// The database's folder holds what a campaign was given (often the solutions too) but may be a
+// folder the system needs: hidden only below the top level and when the interpreter is not in it.
+void hide_database(const job_context& ctx, std::vector<std::string>& hidden) {
+  if (ctx.options.db.empty()) return;
+  const fs::path db = fs::absolute(ctx.options.db);
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) hidden.push_back(db.string() + suffix);
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(db.parent_path(), ec);
+  if (ec || std::distance(folder.begin(), folder.end()) < 3) return; // "/", "/tmp", "/work"
+  if (ctx.options.python.find('/') == std::string::npos || holds(folder, ctx.options.python)) return;
+  hidden.push_back(folder.string());
+}
+
+std::string as_string(const fs::path& path) { return path.empty() ? std::string() : fs::absolute(path).string(); }
+
+// A file that vanished meanwhile (a build of the same model running beside) needs no owner.
+void change_owner(const fs::path& path, const sandbox::isolation& isolation) {
+  if (::lchown(path.c_str(), isolation.uid, isolation.gid) != 0 && errno != ENOENT)
+    ARB_THROW(io_error, "sandbox: chown " + path.string() + ": " + std::strerror(errno));
+}
+
+void own_tree(const fs::path& root, const sandbox::isolation& isolation) {
+  fs::create_directories(root);
+  change_owner(root, isolation);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+    change_owner(it->path(), isolation);
+}
+
+void readable_tree(const fs::path& root) {
+  constexpr auto read_all = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+  constexpr auto enter_all = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  fs::permissions(root, read_all | enter_all, fs::perm_options::add);
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    fs::permissions(entry.path(), entry.is_directory() ? read_all | enter_all : read_all, fs::perm_options::add | fs::perm_options::nofollow);
+}
+
+} // namespace
+
+sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_paths& paths) {
+  sandbox::isolation isolation;
+  isolation.enabled = ctx.options.sandbox;
+  if (!isolation.enabled) return isolation;
+  std::tie(isolation.uid, isolation.gid) = sandbox_user();
+  isolation.hidden_paths = {as_string(paths.data_dir), as_string(paths.cache_dir.parent_path()),
+                            as_string(ctx.options.suite_dir), as_string(ctx.options.solutions_dir)};
+  hide_database(ctx, isolation.hidden_paths);
+  std::erase(isolation.hidden_paths, std::string());
+  isolation.scratch_paths = {"/tmp", "/var/tmp", "/dev/shm"};
+  isolation.writable_paths = {as_string(paths.own_dir), as_string(paths.cache_dir)};
+  isolation.exposed_paths = {as_string(ctx.paths.python_dir), as_string(ctx.paths.runtime_lib)};
+  if (!paths.exchange.empty()) isolation.exposed_paths.push_back(as_string(paths.exchange));
+  // An interpreter in a virtual environment under a hidden folder: its whole environment.
+  if (ctx.options.python.find('/') != std::string::npos)
+    isolation.exposed_paths.push_back(as_string(fs::path(ctx.options.python).parent_path().parent_path()));
+  return isolation;
+}
+
+void prepare_candidate_files(const sandbox::isolation& isolation, const candidate_paths& paths, bool candidate) {
+  if (!isolation.enabled || ::geteuid() != 0) return;
+  try {
+    readable_tree(paths.own_dir);
+    own_tree(paths.own_dir / "work", isolation);
+    own_tree(paths.cache_dir, isolation);
+    for (const char* folder : {"outputs", "timing"})
+      if (candidate) own_tree(paths.own_dir / folder, isolation);
+    const fs::path events = paths.own_dir / "events.jsonl";
+    if (!std::ofstream(events, std::ios::app)) ARB_THROW(io_error, "sandbox: cannot create " + events.string());
+    change_owner(events, isolation);
+    if (!paths.exchange.empty()) readable_tree(paths.exchange);
+  } catch (const fs::filesystem_error& e) {
+    ARB_THROW(io_error, std::string("sandbox: preparing ") + paths.own_dir.string() + ": " + e.what());
+  }
+}
+
+nlohmann::json sandbox_details(const sandbox::isolation& isolation, const sandbox::process_result& process) {
+  nlohmann::json details{{"requested", isolation.enabled}, {"applied", process.isolation_applied}};
+  if (isolation.enabled) details["uid"] = isolation.uid;
+  if (!isolation.enabled) details["note"] = "disabled by --no-sandbox (ARBITER_NO_SANDBOX)";
+  else if (!process.isolation_applied && !process.isolation_note.empty()) details["note"] = process.isolation_note;
+  return details;
+}
+
+} // namespace arbiter::pipeline::detail
