@@ -54,8 +54,8 @@ nlohmann::json to_json(const report& rep) {
       shapes.push_back({{"name", s.name}, {"ok", s.ok}, {"failures", s.failures}, {"notes", s.notes},
                         {"ref_ms", s.ref_ms ? nlohmann::json(*s.ref_ms) : nlohmann::json()},
                         {"peak_gb", s.peak_gb ? nlohmann::json(*s.peak_gb) : nlohmann::json()},
-                        {"inputs", s.io.value("inputs", nlohmann::json::array())},
-                        {"outputs", s.io.value("outputs", nlohmann::json::array())}});
+                        {"inputs", s.io.is_object() ? s.io.value("inputs", nlohmann::json::array()) : nlohmann::json::array()},
+                        {"outputs", s.io.is_object() ? s.io.value("outputs", nlohmann::json::array()) : nlohmann::json::array()}});
     problems.push_back({{"id", p.id}, {"level", p.level}, {"ok", p.ok()}, {"memory_gb", p.memory_gb},
                         {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)},
                         {"log", p.log.string()}, {"shapes", shapes}});
