@@ -30,8 +30,9 @@ std::string findings_list(const json& findings) {
   if (findings.empty()) return "<p class=\"note\">no findings</p>";
   std::string out = "<ul class=\"findings\">";
   for (const auto& f : findings)
-    out += fmt::format("<li><b>{}</b> ({}) <pre>{}</pre></li>", escape(f["pattern"].get<std::string>()),
-                       escape(f["severity"].get<std::string>()), escape(f["evidence"].dump(2)));
+    out += fmt::format("<li><b>{}</b> ({}, {}) {}</li>", escape(f["pattern"].get<std::string>()),
+                       escape(f["severity"].get<std::string>()), escape(f["source"].get<std::string>()),
+                       escape(f["evidence"].get<std::string>()));
   return out + "</ul>";
 }
 

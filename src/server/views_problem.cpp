@@ -38,23 +38,21 @@ json shapes_json(const std::vector<store::measurement_record>& ms, const json& s
   return shapes;
 }
 
-json findings_json(store::store& db, std::int64_t evaluation_id) {
+json findings_json(const std::vector<store::finding_record>& findings) {
   json out = json::array();
-  for (const auto& f : db.findings(evaluation_id))
-    out.push_back({{"pattern", f.pattern}, {"severity", f.severity},
-                   {"evidence", json::parse(f.evidence_json, nullptr, false).is_discarded()
-                                    ? json(f.evidence_json) : json::parse(f.evidence_json)}});
+  for (const auto& f : findings)
+    out.push_back({{"pattern", f.pattern}, {"severity", f.severity}, {"evidence", f.evidence}, {"source", f.source}});
   return out;
 }
 
 json solution_json(store::store& db, const store::evaluation_row& e, const json& spec) {
   const auto view = db.evaluation(e.id);
-  const auto measurements = view ? view->result.measurements : std::vector<store::measurement_record>{};
+  const store::evaluation_result result = view ? view->result : store::evaluation_result{};
   return {{"evaluation", e.id}, {"model", e.model}, {"org", e.org}, {"sample", e.sample}, {"status", e.status},
           {"verdict", e.v ? json(to_string(*e.v)) : json(nullptr)}, {"reason", e.reason},
           {"speedup", detail::optional_number(e.speedup)}, {"wall_s", e.wall_s},
-          {"solution_path", e.solution_path}, {"shapes", shapes_json(measurements, spec)},
-          {"findings", findings_json(db, e.id)}, {"source", detail::read_solution_source(e.solution_path)}};
+          {"solution_path", e.solution_path}, {"shapes", shapes_json(result.measurements, spec)},
+          {"findings", findings_json(result.findings)}, {"source", detail::read_solution_source(e.solution_path)}};
 }
 
 json problem_json(const store::problem_view& p, const json& spec) {
@@ -111,7 +109,7 @@ json evaluation_view(store::store& db, std::int64_t evaluation_id, const std::st
           {"verdict", v->status == "done" ? json(to_string(r.result.v)) : json(nullptr)}, {"reason", r.result.reason},
           {"speedup", detail::optional_number(r.speedup)}, {"wall_s", r.wall_s}, {"solution_path", v->solution_path},
           {"solution_hash", v->solution_hash}, {"artifacts_dir", r.artifacts_dir}, {"started_at", v->started_at},
-          {"finished_at", v->finished_at}, {"measurements", measurements}, {"findings", findings_json(db, v->id)},
+          {"finished_at", v->finished_at}, {"measurements", measurements}, {"findings", findings_json(r.findings)},
           {"details", detail::parse_object(r.details_json)}, {"log", detail::read_log_tail(r.artifacts_dir, 200)},
           {"artifacts", detail::list_artifacts(r.artifacts_dir)}, {"environment", environment_of(db, c)},
           {"rerun", rerun_command(c, *v, db_path)}};

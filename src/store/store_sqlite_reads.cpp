@@ -18,7 +18,6 @@ std::vector<hardware_view> store::hardware_list() { unsupported("hardware_list")
 std::optional<campaign_record> store::campaign(std::int64_t) { unsupported("campaign"); }
 std::vector<problem_view> store::campaign_problems(std::int64_t) { unsupported("campaign_problems"); }
 std::vector<evaluation_row> store::evaluation_rows(std::int64_t) { unsupported("evaluation_rows"); }
-std::vector<finding_view> store::findings(std::int64_t) { unsupported("findings"); }
 std::int64_t store::data_version() { unsupported("data_version"); }
 
 } // namespace arbiter::store
@@ -114,15 +113,6 @@ std::vector<evaluation_row> sqlite_store::evaluation_rows(std::int64_t campaign_
   query.bind_all(campaign_id);
   std::vector<evaluation_row> out;
   while (query.step()) out.push_back(evaluation_from_row(query));
-  return out;
-}
-
-std::vector<finding_view> sqlite_store::findings(std::int64_t evaluation_id) {
-  statement query(m_db, "SELECT pattern, severity, evidence FROM finding WHERE evaluation_id = ? ORDER BY id",
-                  fmt::format("read findings of evaluation {}", evaluation_id));
-  query.bind_all(evaluation_id);
-  std::vector<finding_view> out;
-  while (query.step()) out.push_back({query.get_text(0), query.get_text(1), query.get_text(2)});
   return out;
 }
 

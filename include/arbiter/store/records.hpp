@@ -138,11 +138,4 @@ struct evaluation_row {
   std::string finished_at;
 };
 
-/// A guard finding of one evaluation.
-struct finding_view {
-  std::string pattern;
-  std::string severity;
-  std::string evidence_json;
-};
-
 } // namespace arbiter::store

@@ -64,8 +64,6 @@ public:
   virtual std::vector<problem_view> campaign_problems(std::int64_t campaign_id);
   /// Every evaluation of a campaign, running or done, ordered by model, problem, sample.
   virtual std::vector<evaluation_row> evaluation_rows(std::int64_t campaign_id);
-  /// The guard's findings of one evaluation, in the order they were stored.
-  virtual std::vector<finding_view> findings(std::int64_t evaluation_id);
   /// A number that changes whenever another connection commits (SQLite's data_version): cheap
   /// change detection for live pages.
   virtual std::int64_t data_version();

@@ -13,6 +13,8 @@ command show_command();
 command doctor_command();
 command serve_command();
 command site_command();
+command export_command();
+command import_command();
 command check_command();
 command agent_command();
 command suite_command();

@@ -35,7 +35,6 @@ public:
   std::optional<campaign_record> campaign(std::int64_t campaign_id) override;
   std::vector<problem_view> campaign_problems(std::int64_t campaign_id) override;
   std::vector<evaluation_row> evaluation_rows(std::int64_t campaign_id) override;
-  std::vector<finding_view> findings(std::int64_t evaluation_id) override;
   std::int64_t data_version() override;
 
 private:
