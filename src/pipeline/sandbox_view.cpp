@@ -27,6 +27,16 @@ std::pair<uid_t, gid_t> sandbox_user() {
   return {65534, 65534};
 }
 
+// Inside a user namespace that maps only arbiter's own uid (an agent's bash tool runs `check`
+// so), the sandbox user does not exist: chown and setuid to it fail with EINVAL.
+bool uid_mapped(uid_t uid) {
+  std::ifstream map("/proc/self/uid_map");
+  unsigned long inner = 0, outer = 0, count = 0;
+  while (map >> inner >> outer >> count)
+    if (uid >= inner && uid - inner < count) return true;
+  return !map.eof() || inner + outer + count == 0; // unreadable map: assume the initial namespace
+}
+
 bool holds(const fs::path& folder, const fs::path& path) {
   std::error_code ec;
   const fs::path inner = fs::weakly_canonical(path, ec);
@@ -79,6 +89,12 @@ sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_p
   isolation.enabled = ctx.options.sandbox;
   if (!isolation.enabled) return isolation;
   std::tie(isolation.uid, isolation.gid) = sandbox_user();
+  if (!uid_mapped(isolation.uid)) {
+    // Namespaces and the hidden file view still apply; only the change of user cannot.
+    ARB_WARN("sandbox", "uid {} is not mapped in this user namespace; the candidate keeps uid {}", isolation.uid, ::geteuid());
+    isolation.uid = ::geteuid();
+    isolation.gid = ::getegid();
+  }
   isolation.hidden_paths = {as_string(paths.data_dir), as_string(paths.cache_dir.parent_path()),
                             as_string(ctx.options.suite_dir), as_string(ctx.options.solutions_dir)};
   hide_database(ctx, isolation.hidden_paths);
