@@ -8,7 +8,8 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ pkg-config \
-  libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev libcurl4-openssl-dev \
+  libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev libcurl4-openssl-dev libcpp-httplib-dev \
   libgtest-dev googletest \
-  python3 python3-torch python3-numpy python3-pytest >/dev/null
+  python3 python3-torch python3-numpy python3-pytest \
+  chromium chromium-driver python3-selenium >/dev/null
 echo "install-deps: done"

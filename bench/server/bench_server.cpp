@@ -95,7 +95,8 @@ void time_page(store::store& db, const std::string& pattern, const std::vector<s
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(ms.begin(), ms.end());
-  const std::string path = "/" + (captures.empty() ? pattern : pattern.substr(0, pattern.find('(')) + captures.back());
+  std::string path = "/" + pattern;
+  for (const auto& capture : captures) path.replace(path.find("([^/]+)"), 7, capture);
   std::cout << fmt::format("| {:<32} | {:>8.1f} | {:>8.1f} | {:>8.1f} | {:>9} |\n", path, ms[ms.size() / 2],
                            ms[std::min(ms.size() - 1, ms.size() * 9 / 10)], ms.back(), bytes);
 }
@@ -116,6 +117,12 @@ int main(int argc, char** argv) {
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   const std::string campaign = std::to_string(db->campaigns().front().id);
+  for (int idx = 0; idx < 3; ++idx) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto rows = db->evaluation_rows(db->campaigns().front().id);
+    std::cerr << fmt::format("evaluation_rows: {} rows in {:.1f} ms\n", rows.size(),
+                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
   std::cout << fmt::format("{} evaluations, {} repeats; server time in ms (view + render, no network)\n\n",
                            db->evaluation_rows(db->campaigns().front().id).size(), o.repeat);
   std::cout << "| page                             |   median |      p90 |      max |     bytes |\n|---|---:|---:|---:|---:|\n";

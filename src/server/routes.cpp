@@ -20,10 +20,6 @@ std::int64_t parse_id(const std::string& text, const char* what) {
 
 namespace {
 
-json campaign_json(store::store& db, std::int64_t id) {
-  return {{"leaderboard", leaderboard_view(db, id)}, {"progress", progress_view(db, id)}};
-}
-
 std::vector<route> make_routes() {
   return {
       {"", [](store::store& db, const request_args&) { return boards_view(db); },
@@ -32,7 +28,7 @@ std::vector<route> make_routes() {
        [](const json& j, const links& l, const request_args&) { return campaigns_page(j, l); }},
       {"hardware", [](store::store& db, const request_args&) { return hardware_view(db); },
        [](const json& j, const links& l, const request_args&) { return hardware_page(j, l); }},
-      {"campaign/([^/]+)", [](store::store& db, const request_args& a) { return campaign_json(db, parse_id(a.captures[0], "campaign")); },
+      {"campaign/([^/]+)", [](store::store& db, const request_args& a) { return campaign_view(db, parse_id(a.captures[0], "campaign")); },
        [](const json& j, const links& l, const request_args&) { return campaign_page(j["leaderboard"], j["progress"], l); }},
       {"campaign/([^/]+)/model/([^/]+)",
        [](store::store& db, const request_args& a) { return model_view(db, parse_id(a.captures[0], "campaign"), a.captures[1]); },

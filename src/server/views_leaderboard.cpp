@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace arbiter::server {
 
@@ -24,10 +25,13 @@ struct spend {
 
 std::map<std::string, spend> spend_by_model(const campaign_data& data) {
   std::map<std::string, spend> out;
+  std::unordered_map<std::string_view, detail::usage> parsed; // samples often share one meta.json text
   for (const auto& e : data.evaluations) {
     spend& s = out[e.model];
     s.org = e.org;
-    const detail::usage u = detail::usage_of(e.meta_json);
+    auto found = parsed.find(e.meta_json);
+    if (found == parsed.end()) found = parsed.emplace(e.meta_json, detail::usage_of(e.meta_json)).first;
+    const detail::usage& u = found->second;
     if (u.tokens) s.tokens = s.tokens.value_or(0) + *u.tokens;
     if (u.cost_usd) s.cost_usd = s.cost_usd.value_or(0) + *u.cost_usd;
     if (!u.harness.empty()) s.harnesses.insert(u.harness);
@@ -193,6 +197,11 @@ json leaderboard_view(store::store& db, std::int64_t campaign_id) {
 
 json progress_view(store::store& db, std::int64_t campaign_id) {
   return progress_of(detail::load_campaign(db, campaign_id));
+}
+
+json campaign_view(store::store& db, std::int64_t campaign_id) {
+  const campaign_data data = detail::load_campaign(db, campaign_id);
+  return {{"leaderboard", leaderboard_of(db, data)}, {"progress", progress_of(data)}};
 }
 
 json boards_view(store::store& db) {

@@ -30,6 +30,8 @@ json campaigns_view(store::store& db);
 json leaderboard_view(store::store& db, std::int64_t campaign_id);
 /// Progress of a campaign: counts by state and verdict, the evaluations running now, the latest finished.
 json progress_view(store::store& db, std::int64_t campaign_id);
+/// {"leaderboard": leaderboard_view, "progress": progress_view} of one campaign, read once.
+json campaign_view(store::store& db, std::int64_t campaign_id);
 /// One model in one campaign: per-problem results, per-level and per-tag breakdown.
 json model_view(store::store& db, std::int64_t campaign_id, const std::string& model);
 /// One problem in one campaign: every model's solution with verdict, per-shape timings and
