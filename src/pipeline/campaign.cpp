@@ -168,7 +168,7 @@ std::vector<const catalog::solution*> to_build(const campaign_state& st, const c
 } // namespace
 
 campaign_summary run_campaign(const eval_options& options, store::store& db, sandbox::process_runner& runner, progress& sink) {
-  campaign_state st{options, locate_runner(), "", {}, {}, fs::path(options.db + ".d")};
+  campaign_state st{options, locate_runner(), "", {}, {}, fs::absolute(options.db + ".d")};
   if (st.options.python.empty()) st.options.python = doctor::find_python();
   const doctor::environment env = doctor::probe_environment(st.options.python);
   st.device = choose_device(options.device, env);

@@ -24,10 +24,10 @@ class Arbiter:
         # The same tests run on the CPU (label integration) and on a GPU (label gpu).
         self.device = os.environ.get("ARBITER_TEST_DEVICE", "cpu")
 
-    def run(self, *args, check=True, timeout=1800):
+    def run(self, *args, check=True, timeout=1800, cwd=None):
         env = dict(os.environ)
         env.setdefault("ARBITER_PYTHON", os.environ.get("ARBITER_PYTHON", "/usr/bin/python3"))
-        proc = subprocess.run([self.bin, *args], capture_output=True, text=True, env=env, timeout=timeout)
+        proc = subprocess.run([self.bin, *args], capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
         if check and proc.returncode != 0:
             raise AssertionError(f"arbiter {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
         return proc

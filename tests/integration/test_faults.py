@@ -49,3 +49,15 @@ def test_show_prints_verdict_reason_and_log(arbiter, tmp_path):
     shown = arbiter.run("show", str(passed["id"]), "--db", arbiter.db).stdout
     assert "verdict    passed" in shown
     assert "eager" in shown and "candidate" in shown  # baseline and candidate timings per shape
+
+
+def test_relative_database_path_works_from_any_folder(arbiter, tmp_path):
+    """The README's command uses the default, relative `arbiter.db`."""
+    solutions = _solutions(tmp_path)
+    for model in (solutions / "scale_add").iterdir():
+        if model.name != "correct":
+            shutil.rmtree(model)
+    arbiter.db = str(tmp_path / "arbiter.db")
+    arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--device", arbiter.device,
+                "--max-time", "0.3", cwd=tmp_path)
+    assert arbiter.evaluations()[("scale_add", "correct", 0)]["verdict"] == "passed"
