@@ -37,7 +37,6 @@ std::string says(const output_check& c) {
 }
 
 void check_findings(const run_evidence& e, std::vector<finding>& out) {
-  if (!e.base_passed) return;
   std::map<std::string, bool> reported; // one finding per pattern: the first failing check
   for (const auto& c : e.checks) {
     if (c.ok) continue;

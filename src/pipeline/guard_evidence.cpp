@@ -24,16 +24,24 @@ void compare_into(guard::run_evidence& e, const std::string& kind, const std::st
   e.checks.push_back({kind, where, c.ok, c.reason, false});
 }
 
+bool every_case_passed(const case_passes& passed) {
+  return !passed.empty() && std::all_of(passed.begin(), passed.end(), [](bool ok) { return ok; });
+}
+
 void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const fs::path& ref,
-                 const fs::path& out) {
+                 const fs::path& out, const case_passes& passed) {
+  const bool all_passed = every_case_passed(passed);
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path shape = std::to_string(shape_idx);
     for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
+      const std::size_t case_idx = shape_idx * static_cast<std::size_t>(ctx.options.num_seeds) + static_cast<std::size_t>(seed_idx);
+      if (case_idx >= passed.size() || !passed[case_idx]) continue; // a re-run only means something after a correct call
       const fs::path dir = shape / std::to_string(seed_idx);
       const std::string where = fmt::format("shape {}, input set {}", ctx.shapes[shape_idx].name, seed_idx);
       compare_into(e, "mutation", where, ref / dir / "mutation.arbb", out / dir / "mutation.arbb", problem.tol);
       compare_into(e, "repeat", where, ref / dir / "outputs.arbb", out / dir / "repeat.arbb", problem.tol);
     }
+    if (!all_passed) continue; // stress sets only once every case is correct
     for (int scale_idx = 0; scale_idx < k_max_stress_scales && scale_idx < static_cast<int>(problem.stress_scales.size()); ++scale_idx) {
       const double scale = problem.stress_scales[static_cast<std::size_t>(scale_idx)];
       catalog::tolerance tol = problem.tol;
@@ -137,14 +145,14 @@ void observations(guard::run_evidence& e, const runner_events& events, const run
 } // namespace
 
 guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                                     const fs::path& ref_dir, const fs::path& eval_dir, bool base_passed) {
+                                     const fs::path& ref_dir, const fs::path& eval_dir, const case_passes& passed) {
   guard::run_evidence e;
-  e.base_passed = base_passed;
+  const bool all_passed = every_case_passed(passed);
   observations(e, run.events, read_events(ref_dir / "events.jsonl"));
   e.poisoned = poison_evidence(ctx, eval_dir / "outputs");
-  if (!base_passed) return e;
   try {
-    case_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs");
+    case_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs", passed);
+    if (!all_passed) return e;
     timed_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs");
     float64_checks(e, ctx, ref_dir / "expected", eval_dir / "outputs");
   } catch (const std::exception& error) { // an unreadable reference file: ours, not the candidate's

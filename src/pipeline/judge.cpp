@@ -120,9 +120,11 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
 // verdict into `rejected`; the failing case or process outcome stays in the details.
 void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
                  const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
-  const bool ran = j.result.v == verdict::passed;
+  case_passes passed;
+  if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
+    for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
   j.findings = guard::static_findings(run.facts, problem.rule);
-  const auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, ran);
+  const auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : evidence.checks)

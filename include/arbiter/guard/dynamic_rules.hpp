@@ -19,8 +19,7 @@ struct output_check {
 };
 
 struct run_evidence {
-  bool base_passed = false;          ///< every base case was within tolerance
-  std::vector<output_check> checks;
+  std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)
   std::vector<std::string> thread_leaks; ///< Python threads alive after load or calls that were not before
   std::vector<std::string> patched;      ///< harness or timer objects replaced while the candidate ran
   std::vector<std::string> output_types; ///< outputs whose type is not exactly torch.Tensor

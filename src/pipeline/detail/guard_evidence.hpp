@@ -10,9 +10,15 @@
 
 namespace arbiter::pipeline::detail {
 
-/// base_passed: every base case was within tolerance (output checks are only made then).
+/// Whether each base case (shape-major, input sets inner) was within tolerance; empty when the
+/// run ended before its outputs could be compared.
+using case_passes = std::vector<bool>;
+
+/// The guard's run evidence. A case's re-runs (in-place mutation, determinism) are checked when
+/// that case was correct, so a memo keyed on addresses is caught whichever case the allocator
+/// reused an address in; stress, timed-call and float64 checks only when every case was correct.
 guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
                                      const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
-                                     bool base_passed);
+                                     const case_passes& passed);
 
 } // namespace arbiter::pipeline::detail

@@ -87,14 +87,16 @@ TEST(static_rules, kinds_map_to_patterns) {
   EXPECT_TRUE(static_findings(nlohmann::json::array(), r).empty());
 }
 
-TEST(dynamic_rules, checks_decide_only_after_a_correct_base) {
+TEST(dynamic_rules, each_failing_check_kind_is_one_finding) {
   run_evidence e;
+  e.checks = {{"mutation", "shape 4k, input set 0", true, "", false}};
+  EXPECT_TRUE(dynamic_findings(e).empty());
   e.checks = {{"mutation", "shape 4k, input set 0", false, "max abs err 3.1", false},
+              {"mutation", "shape 4k, input set 1", false, "max abs err 2.0", false},
               {"timed", "shape 4k, timed call 7", false, "mismatch", true},
               {"timed", "shape 4k, timed call 9", false, "mismatch", false}};
-  EXPECT_TRUE(dynamic_findings(e).empty());
-  e.base_passed = true;
   const auto found = dynamic_findings(e);
+  EXPECT_EQ(found.size(), 3u);
   EXPECT_TRUE(has(found, "S5", severity::reject));
   EXPECT_TRUE(has(found, "T5", severity::reject));
   EXPECT_TRUE(has(found, "T7", severity::reject));
