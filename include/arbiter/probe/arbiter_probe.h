@@ -1,0 +1,50 @@
+/* arbiter evidence probe: libarbiter_probe.so, loaded into a runner process by the CUDA driver
+ * through CUDA_INJECTION64_PATH before any candidate code runs (docs/probe.md). It records, with
+ * CUPTI, every kernel, copy and memset, stream and graph creation, module loads and launches, and
+ * attributes them to windows that the runtime opens around each call.
+ *
+ * The runtime library reaches these functions without linking the probe:
+ *   void* probe = dlopen(getenv("CUDA_INJECTION64_PATH"), RTLD_NOW | RTLD_NOLOAD);
+ *   int (*begin)(const char*, int64_t, int64_t, uint64_t) = dlsym(probe, "arbiter_probe_begin");
+ * A NULL handle means no probe in this process: nothing to call. Every function is thread-safe. */
+#ifndef ARBITER_PROBE_H
+#define ARBITER_PROBE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define ARB_PROBE_API __attribute__((visibility("default")))
+#else
+#define ARB_PROBE_API
+#endif
+
+/* Opens a window: every launch, copy and memset whose API call happens until arbiter_probe_end
+ * belongs to it. label: "case" (a correctness call), "warmup", "sample" (one timed call), free text
+ * otherwise (at most 64 bytes kept); group: shape index (-1 none); index: input set or sample index;
+ * stream: the harness's CUstream as an integer (0 = the legacy default stream). Windows are flat:
+ * a begin while one is open closes it first. Call it on the thread whose CUDA context the harness
+ * uses. Returns 0. */
+ARB_PROBE_API int arbiter_probe_begin(const char* label, int64_t group, int64_t index, uint64_t stream);
+
+/* Closes the open window (0 also when none is open). Call it after the call's work has been waited
+ * for (the stop event or the device synchronised): kernels of the window that end later count as
+ * work escaping the window. */
+ARB_PROBE_API int arbiter_probe_end(void);
+
+/* Flushes CUPTI's buffers and writes the evidence JSON to path, atomically (a temporary file in the
+ * same folder, then rename). Returns 0, or -1 when the file cannot be written. */
+ARB_PROBE_API int arbiter_probe_write(const char* path);
+
+/* Called by the CUDA driver when it loads the library (CUDA_INJECTION64_PATH): subscribes CUPTI.
+ * Returns 1 (the driver ignores the value). */
+ARB_PROBE_API int InitializeInjection(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARBITER_PROBE_H */

@@ -1,0 +1,231 @@
+// The probe's core without a GPU: windows, attribution by correlation id, the evidence file. The
+// CUPTI side (injection.cpp, activity.cpp, markers.cpp) only feeds these calls; it runs in the
+// gpu tests.
+#include "evidence_json.hpp"
+#include "recorder.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace arbiter::probe {
+namespace {
+
+kernel_record kernel_at(std::uint32_t correlation, std::uint64_t start, std::uint64_t end, std::uint32_t stream = 7,
+                        const char* name = "_Z6matmulPKfS0_Pfi") {
+  kernel_record k;
+  k.name = name;
+  k.correlation = correlation;
+  k.run.start_ns = start;
+  k.run.end_ns = end;
+  k.run.stream = stream;
+  k.run.grid = {128, 1, 1};
+  k.run.block = {256, 1, 1};
+  return k;
+}
+
+nlohmann::json parsed(const recorder& rec) { return nlohmann::json::parse(evidence_json(rec.snapshot())); }
+
+TEST(recorder, attributes_records_to_windows_by_correlation_range) {
+  recorder rec;
+  rec.kernel(kernel_at(3, 10, 20)); // before any window
+  rec.begin("case", 0, 1, 7, 11, 1000);
+  rec.launch(false);
+  rec.end(15, 2000, 5);
+  rec.begin("sample", 0, 0, 7, 16, 3000);
+  rec.launch(false);
+  rec.launch(false);
+  rec.end(20, 4000, 6);
+  rec.kernel(kernel_at(12, 1100, 1300));
+  rec.kernel(kernel_at(17, 3100, 3200));
+  rec.kernel(kernel_at(19, 3250, 3500));
+  rec.kernel(kernel_at(25, 4100, 4200)); // after the last window
+  rec.copy({13, 7});
+  rec.memset({18, 7});
+  const auto e = rec.snapshot();
+  ASSERT_EQ(e.windows.size(), 2u);
+  EXPECT_EQ(e.windows[0].kernels, 1u);
+  EXPECT_EQ(e.windows[0].launches, 1u);
+  EXPECT_EQ(e.windows[0].copies, 1u);
+  EXPECT_EQ(e.windows[1].kernels, 2u);
+  EXPECT_EQ(e.windows[1].launches, 2u);
+  EXPECT_EQ(e.windows[1].memsets, 1u);
+  EXPECT_EQ(e.windows[1].busy_ns, 100u + 250u);
+  EXPECT_EQ(e.windows[1].span_ns(), 400u); // 3100 → 3500
+  EXPECT_EQ(e.windows[1].threads, 6);
+  EXPECT_EQ(e.outside_kernels, 2u);
+  EXPECT_EQ(e.outside_busy_ns, 10u + 100u);
+  EXPECT_EQ(e.kernels, 5u);
+  EXPECT_EQ(e.threads_max, 6);
+}
+
+TEST(recorder, a_window_without_api_calls_owns_nothing) {
+  recorder rec;
+  rec.begin("warmup", 0, 0, -1, 11, 100);
+  rec.end(10, 200, -1); // no id was handed out inside it
+  rec.begin("sample", 0, 0, -1, 11, 300);
+  rec.end(12, 400, -1);
+  rec.kernel(kernel_at(11, 310, 320));
+  const auto e = rec.snapshot();
+  EXPECT_EQ(e.windows[0].kernels, 0u);
+  EXPECT_EQ(e.windows[1].kernels, 1u);
+  EXPECT_EQ(e.windows[0].span_ns(), 0u);
+}
+
+TEST(recorder, counts_side_streams_and_work_ending_after_the_window) {
+  recorder rec;
+  rec.begin("sample", 1, 0, 7, 1, 1000);
+  rec.kernel(kernel_at(2, 1100, 1500, 7));     // arrives while open, ends in time
+  rec.kernel(kernel_at(3, 1100, 2600, 9));     // arrives while open, ends after the end below
+  rec.end(5, 2000, -1);
+  rec.kernel(kernel_at(4, 1900, 2300, 9));     // arrives after the end, ends after it
+  const auto w = rec.snapshot().windows.at(0);
+  EXPECT_EQ(w.off_stream_kernels, 2u);
+  EXPECT_EQ(w.after_end_kernels, 2u);
+  EXPECT_EQ(w.after_end_max_ns, 600u);
+  EXPECT_EQ(w.streams, (std::vector<std::uint32_t>{7, 9}));
+  EXPECT_TRUE(w.pending_ends.empty());
+}
+
+TEST(recorder, an_unknown_harness_stream_counts_no_side_stream) {
+  recorder rec;
+  rec.begin("sample", 0, 0, -1, 1, 0);
+  rec.kernel(kernel_at(1, 10, 20, 42));
+  rec.end(2, 100, -1);
+  EXPECT_EQ(rec.snapshot().windows[0].off_stream_kernels, 0u);
+}
+
+TEST(recorder, begin_while_open_closes_the_previous_window) {
+  recorder rec;
+  rec.begin("case", 0, 0, 7, 1, 100);
+  rec.begin("case", 0, 1, 7, 5, 200);
+  rec.kernel(kernel_at(4, 110, 120));
+  rec.kernel(kernel_at(5, 210, 220));
+  const auto e = rec.snapshot();
+  ASSERT_EQ(e.windows.size(), 2u);
+  EXPECT_FALSE(e.windows[0].open());
+  EXPECT_EQ(e.windows[0].end_ns, 200u);
+  EXPECT_EQ(e.windows[0].last_correlation, 4u);
+  EXPECT_EQ(e.windows[0].kernels, 1u);
+  EXPECT_TRUE(e.windows[1].open());
+  EXPECT_EQ(e.windows[1].kernels, 1u);
+}
+
+TEST(recorder, launches_outside_windows_and_graph_launches) {
+  recorder rec;
+  rec.launch(false);
+  rec.launch(true);
+  rec.begin("sample", 0, 0, 7, 1, 0);
+  rec.launch(true);
+  rec.end(3, 10, -1);
+  rec.graph_created();
+  rec.graph_instantiated();
+  rec.capture_begun();
+  const auto e = rec.snapshot();
+  EXPECT_EQ(e.graphs_launched, 2u);
+  EXPECT_EQ(e.windows[0].launches, 1u);
+  EXPECT_EQ(e.windows[0].graph_launches, 1u);
+  EXPECT_EQ(e.graphs_created, 1u);
+  EXPECT_EQ(e.graphs_instantiated, 1u);
+  EXPECT_EQ(e.captures, 1u);
+}
+
+TEST(recorder, caps_the_kernel_list_and_the_label) {
+  recorder rec;
+  rec.begin(std::string(200, 'x'), 0, 0, 7, 1, 0);
+  for (std::uint32_t idx = 0; idx < k_max_kernel_details + 3; ++idx) rec.kernel(kernel_at(1, idx, idx + 1));
+  const auto e = rec.snapshot();
+  EXPECT_EQ(e.kernel_details.size(), k_max_kernel_details);
+  EXPECT_TRUE(e.kernels_truncated);
+  EXPECT_EQ(e.kernels, k_max_kernel_details + 3);
+  EXPECT_EQ(e.windows[0].kernels, k_max_kernel_details + 3);
+  EXPECT_EQ(e.windows[0].label.size(), k_max_label);
+}
+
+TEST(recorder, dirty_until_written) {
+  recorder rec;
+  EXPECT_FALSE(rec.dirty());
+  rec.begin("case", 0, 0, 7, 1, 0);
+  EXPECT_TRUE(rec.dirty());
+  rec.mark_written();
+  EXPECT_FALSE(rec.dirty());
+  rec.kernel(kernel_at(1, 0, 1));
+  EXPECT_TRUE(rec.dirty());
+}
+
+TEST(names, demangles_and_caps) {
+  EXPECT_EQ(demangle("_Z6matmulPKfS0_Pfi"), "matmul(float const*, float const*, float*, int)");
+  EXPECT_EQ(demangle("triton_poi_fused_add_0"), "triton_poi_fused_add_0");
+  EXPECT_EQ(demangle(nullptr), "");
+  EXPECT_EQ(demangle("abcdefghij", 8), "abcde...");
+}
+
+TEST(evidence_json, has_the_documented_fields) {
+  recorder rec;
+  rec.context_created();
+  rec.stream_created(13);
+  rec.module_loaded();
+  rec.dropped(2);
+  rec.error("cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2): CUPTI error 1");
+  rec.begin("sample", 2, 4, 7, 1, 100);
+  rec.launch(false);
+  rec.kernel(kernel_at(1, 110, 150, 7));
+  rec.end(2, 200, 9);
+  const auto doc = parsed(rec);
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["contexts"], 1);
+  EXPECT_EQ(doc["streams_created"], nlohmann::json::array({13}));
+  EXPECT_EQ(doc["modules_loaded"], 1);
+  for (const char* key : {"created", "instantiated", "launched", "captures"}) EXPECT_EQ(doc["graphs"][key], 0) << key;
+  EXPECT_EQ(doc["totals"]["kernels"], 1);
+  EXPECT_EQ(doc["totals"]["dropped_records"], 2);
+  EXPECT_EQ(doc["threads_max"], 9);
+  EXPECT_EQ(doc["kernels_truncated"], false);
+  EXPECT_EQ(doc["errors"].size(), 1u);
+  const auto& w = doc["windows"][0];
+  EXPECT_EQ(w["label"], "sample");
+  EXPECT_EQ(w["group"], 2);
+  EXPECT_EQ(w["index"], 4);
+  EXPECT_EQ(w["span_ns"], 40);
+  EXPECT_EQ(w["busy_ns"], 40);
+  EXPECT_EQ(w["first_start_ns"], 110);
+  EXPECT_EQ(w["last_end_ns"], 150);
+  EXPECT_EQ(w["harness_stream"], 7);
+  EXPECT_EQ(w["streams"], nlohmann::json::array({7}));
+  for (const char* key : {"begin_ns", "end_ns", "launches", "kernels", "copies", "memsets", "off_stream_kernels",
+                          "after_end_kernels", "threads"})
+    EXPECT_TRUE(w.contains(key)) << key;
+  const auto& k = doc["kernels"][0];
+  EXPECT_EQ(k["name"], "matmul(float const*, float const*, float*, int)");
+  EXPECT_EQ(k["grid"], nlohmann::json::array({128, 1, 1}));
+  EXPECT_EQ(k["window"], 0);
+  EXPECT_EQ(doc["outside_windows"]["kernels"], 0);
+}
+
+TEST(evidence_json, unknown_harness_stream_is_null_and_bad_utf8_survives) {
+  recorder rec;
+  rec.begin("sample", 0, 0, -1, 1, 0);
+  rec.kernel(kernel_at(1, 0, 1, 7, "bad\xff name"));
+  const auto doc = parsed(rec);
+  EXPECT_TRUE(doc["windows"][0]["harness_stream"].is_null());
+  EXPECT_EQ(doc["windows"][0]["open"], true);
+  EXPECT_EQ(doc["kernels"].size(), 1u);
+}
+
+TEST(evidence_json, writes_atomically) {
+  const auto dir = std::filesystem::temp_directory_path() / ("arbiter_probe_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  EXPECT_TRUE(write_atomically(dir / "probe.json", "{\"version\": 1}"));
+  std::ifstream in(dir / "probe.json");
+  EXPECT_EQ(nlohmann::json::parse(in)["version"], 1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1); // no temporary left
+  EXPECT_FALSE(write_atomically(dir / "missing" / "probe.json", "{}"));
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace
+} // namespace arbiter::probe
