@@ -4,6 +4,7 @@
 #include "recorder.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace arbiter::probe {
 
@@ -22,6 +23,12 @@ void count_after_end(window_stats& w, std::uint64_t end_ns) {
 }
 
 } // namespace
+
+bool is_harness_kernel(const window_stats& w, const char* name, std::uint32_t stream) {
+  if (name == nullptr || w.harness_kernels > 0) return false;
+  if (w.harness_stream >= 0 && static_cast<std::int64_t>(stream) != w.harness_stream) return false;
+  return std::strcmp(name, "arbiter_hold") == 0 || std::strcmp(name, "arbiter_empty") == 0;
+}
 
 void recorder::begin(std::string_view label, std::int64_t group, std::int64_t index, std::int64_t harness_stream,
                      std::uint32_t first_correlation, std::uint64_t now_ns) {
@@ -90,7 +97,10 @@ void recorder::kernel(const kernel_record& k) {
   const kernel_run& run = k.run;
   const std::uint64_t duration = run.end_ns > run.start_ns ? run.end_ns - run.start_ns : 0;
   window_stats* w = window_of(k.correlation);
-  if (w == nullptr) {
+  if (w != nullptr && is_harness_kernel(*w, k.name, run.stream)) {
+    ++w->harness_kernels;
+    ++m_evidence.harness_kernels;
+  } else if (w == nullptr) {
     ++m_evidence.outside_kernels;
     m_evidence.outside_busy_ns += duration;
   } else {

@@ -53,6 +53,7 @@ struct window_stats {
   std::uint32_t last_correlation = k_open; ///< the last, once closed
   std::int64_t harness_stream = -1;        ///< CUPTI stream id; -1 when it could not be mapped
   std::uint64_t launches = 0;              ///< launch API calls (kernels and graphs)
+  std::uint64_t harness_kernels = 0;       ///< the runtime's own (its stream hold), not counted below
   std::uint64_t graph_launches = 0;
   std::uint64_t kernels = 0;
   std::uint64_t copies = 0;
@@ -87,6 +88,7 @@ struct evidence {
   std::uint64_t graphs_launched = 0;
   std::uint64_t captures = 0;
   std::uint64_t kernels = 0;
+  std::uint64_t harness_kernels = 0;
   std::uint64_t copies = 0;
   std::uint64_t memsets = 0;
   std::uint64_t dropped_records = 0;
@@ -138,6 +140,11 @@ private:
   std::int64_t m_open = -1; ///< index of the open window
   bool m_dirty = false;
 };
+
+/// Whether a kernel is the runtime's own in window w: the first kernel named arbiter_hold or
+/// arbiter_empty (src/runtime/stream_hold.cpp) on the harness stream. A second one of the same name
+/// is the candidate's: a kernel named so cannot hide more than the one the runtime launched.
+bool is_harness_kernel(const window_stats& w, const char* name, std::uint32_t stream);
 
 /// abi::__cxa_demangle's reading of a mangled name (the name itself when it is not one), cut to
 /// max_bytes with "..." at the end.

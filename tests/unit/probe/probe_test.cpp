@@ -91,6 +91,21 @@ TEST(recorder, counts_side_streams_and_work_ending_after_the_window) {
   EXPECT_TRUE(w.pending_ends.empty());
 }
 
+TEST(recorder, the_runtime_hold_kernel_is_not_the_candidates) {
+  recorder rec;
+  rec.begin("sample", 0, 0, 7, 1, 0);
+  rec.kernel(kernel_at(1, 10, 500, 7, "arbiter_hold"));
+  rec.kernel(kernel_at(2, 400, 450, 7));
+  rec.kernel(kernel_at(3, 460, 470, 7, "arbiter_hold")); // a second one is the candidate's
+  rec.end(4, 1000, -1);
+  const auto e = rec.snapshot();
+  EXPECT_EQ(e.windows[0].harness_kernels, 1u);
+  EXPECT_EQ(e.windows[0].kernels, 2u);
+  EXPECT_EQ(e.windows[0].span_ns(), 70u);
+  EXPECT_EQ(e.kernels, 3u);
+  EXPECT_EQ(e.harness_kernels, 1u);
+}
+
 TEST(recorder, an_unknown_harness_stream_counts_no_side_stream) {
   recorder rec;
   rec.begin("sample", 0, 0, -1, 1, 0);
