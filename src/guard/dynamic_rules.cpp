@@ -66,6 +66,7 @@ std::vector<finding> dynamic_findings(const run_evidence& e) {
   if (!e.poisoned.empty()) out.push_back(dynamic("S2", severity::flag, "left its output unwritten: " + e.poisoned));
   if (!e.channel.empty()) out.push_back(dynamic("H3", severity::reject, "the result channel was forged: " + joined(e.channel)));
   check_findings(e, out);
+  probe_findings(e.probe, out);
   return out;
 }
 

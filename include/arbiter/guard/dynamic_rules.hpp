@@ -3,6 +3,7 @@
 /// (mutation, determinism, stress, float64, captured timed outputs) and the runner's own
 /// observations (thread census, harness integrity, output types and aliasing).
 #include "arbiter/guard/finding.hpp"
+#include "arbiter/guard/probe_rules.hpp"
 
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct run_evidence {
   bool reference_mutates = false;        ///< the reference itself works in place
   std::string poisoned;                  ///< non-empty: an output still holds the allocator poison
   std::vector<std::string> channel;      ///< anomalies of the result channel (events, files)
+  probe_evidence probe;                  ///< the CUPTI probe's account (probe_rules.hpp)
 };
 
 /// Findings of a run. Output checks decide only when the base cases passed: a solution that is

@@ -24,7 +24,7 @@ struct finding {
   std::string pattern; ///< catalog id, e.g. "T4"
   severity level = severity::reject;
   std::string evidence; ///< one line: what was seen, where
-  std::string source;   ///< "static" (facts of the sources) or "dynamic" (the run)
+  std::string source;   ///< "static" (facts of the sources), "dynamic" (the run) or "probe" (CUPTI's account)
 };
 
 /// True for the 27 ids of the threat catalog (its 27 rows).

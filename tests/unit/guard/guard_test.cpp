@@ -1,8 +1,11 @@
 #include "arbiter/guard/dynamic_rules.hpp"
 #include "arbiter/guard/finding.hpp"
+#include "arbiter/guard/probe_rules.hpp"
 #include "arbiter/guard/static_rules.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace arbiter::guard {
 namespace {
@@ -116,6 +119,103 @@ TEST(dynamic_rules, observations_map_to_patterns) {
   found = dynamic_findings(e);
   EXPECT_FALSE(has(found, "S1", severity::reject));
   EXPECT_FALSE(has(found, "S7", severity::flag));
+}
+
+probe_evidence clean_probe() {
+  probe_evidence e;
+  e.expected = e.present = true;
+  probe_shape s;
+  s.shape = "4k";
+  s.cases = 3;
+  s.cases_with_kernels = 3;
+  s.samples = 20;
+  s.max_kernels_per_call = 2;
+  s.span_median_ms = 0.100;
+  s.reported_median_ms = 0.104;
+  s.rel_noise = 0.01;
+  e.shapes = {s};
+  return e;
+}
+
+TEST(probe_rules, a_clean_run_has_no_finding) {
+  std::vector<finding> found;
+  probe_findings(clean_probe(), found);
+  EXPECT_TRUE(found.empty());
+  probe_findings(probe_evidence{}, found); // no probe at all: nothing to say
+  EXPECT_TRUE(found.empty());
+}
+
+TEST(probe_rules, side_streams_and_escaping_work_are_T1) {
+  auto e = clean_probe();
+  e.shapes[0].samples_off_stream = 20;
+  e.shapes[0].off_stream_kernels = 20;
+  std::vector<finding> found;
+  probe_findings(e, found);
+  EXPECT_TRUE(has(found, "T1", severity::reject));
+  e.extra_streams = true;
+  e.shapes[0].samples_escaping = 3;
+  e.shapes[0].escape_max_ns = 250'000;
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_FALSE(has(found, "T1", severity::reject));
+  EXPECT_TRUE(has(found, "T1", severity::flag));
+}
+
+TEST(probe_rules, timed_calls_without_kernels_are_T5_when_the_record_is_complete) {
+  auto e = clean_probe();
+  e.shapes[0].samples_without_kernels = 20;
+  std::vector<finding> found;
+  probe_findings(e, found);
+  EXPECT_TRUE(has(found, "T5", severity::flag));
+  e.complete = false; // dropped records: absence proves nothing
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_FALSE(has(found, "T5", severity::flag));
+  e.complete = true;
+  e.shapes[0].cases_with_kernels = 0; // never any kernel: a host-side solution, other rules judge it
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_TRUE(found.empty());
+}
+
+TEST(probe_rules, graphs_and_launch_counts_against_the_rules_are_T8) {
+  auto e = clean_probe();
+  e.graph_launches = 4;
+  e.max_launches = 1;
+  std::vector<finding> found;
+  probe_findings(e, found);
+  EXPECT_EQ(std::count_if(found.begin(), found.end(), [](const finding& f) { return f.pattern == "T8"; }), 2);
+  e.cuda_graphs = true;
+  e.max_launches = 2;
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_TRUE(found.empty());
+}
+
+TEST(probe_rules, a_timer_that_misses_the_gpu_work_is_T4) {
+  EXPECT_FALSE(timer_misses_work(0.100, 0.097, 0.01)); // within 5 %
+  EXPECT_FALSE(timer_misses_work(0.010, 0.0085, 0.0)); // 1.5 µs: under the 2 µs floor
+  EXPECT_FALSE(timer_misses_work(1.0, 0.85, 0.06));    // within 3 × noise
+  EXPECT_TRUE(timer_misses_work(1.0, 0.85, 0.01));
+  EXPECT_FALSE(timer_misses_work(0.1, 0.5, 0.01)); // the timer above the span: overhead, no finding
+  auto e = clean_probe();
+  e.shapes[0].reported_median_ms = 0.020;
+  std::vector<finding> found;
+  probe_findings(e, found);
+  EXPECT_TRUE(has(found, "T4", severity::flag));
+}
+
+TEST(probe_rules, a_loaded_probe_without_evidence_is_shown) {
+  probe_evidence e;
+  e.expected = true;
+  e.missing = "no probe.json";
+  run_evidence run;
+  run.probe = e;
+  const auto found = dynamic_findings(run);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "H3");
+  EXPECT_EQ(found[0].level, severity::info);
+  EXPECT_EQ(found[0].source, "probe");
 }
 
 } // namespace

@@ -1,0 +1,84 @@
+// Probe rules: the GPU's own account of each timed call → catalog patterns (docs/guard.md).
+#include "arbiter/guard/probe_rules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace arbiter::guard {
+
+namespace {
+
+finding probe_finding(std::string pattern, severity level, std::string evidence) {
+  return {std::move(pattern), level, std::move(evidence), "probe"};
+}
+
+// T1: work the harness stream's events do not bracket. Side streams are a rule violation unless
+// allowed; work that outlives the sample's device synchronisation is never legitimate.
+void stream_findings(const probe_evidence& e, const probe_shape& s, std::vector<finding>& out) {
+  if (s.samples_off_stream > 0 && !e.extra_streams)
+    out.push_back(probe_finding("T1", severity::reject,
+                                fmt::format("shape {}: {} kernels on streams other than the harness's in {} of {} timed calls",
+                                            s.shape, s.off_stream_kernels, s.samples_off_stream, s.samples)));
+  if (s.samples_escaping > 0)
+    out.push_back(probe_finding("T1", severity::flag,
+                                fmt::format("shape {}: kernels still ran after {} of {} timed calls had been waited for "
+                                            "(up to {:.1f} µs later)", s.shape, s.samples_escaping, s.samples,
+                                            static_cast<double>(s.escape_max_ns) / 1e3)));
+}
+
+// T5: correct outputs with no GPU work in any timed call, while the correctness calls had some:
+// the work was done ahead (or is deferred) and the timer sees a cached answer.
+void idle_findings(const probe_evidence& e, const probe_shape& s, std::vector<finding>& out) {
+  if (!e.complete || s.samples == 0 || s.samples_without_kernels < s.samples || s.cases_with_kernels == 0) return;
+  out.push_back(probe_finding("T5", severity::flag,
+                              fmt::format("shape {}: no kernel ran in any of {} timed calls, while {} of {} correctness "
+                                          "calls ran kernels", s.shape, s.samples, s.cases_with_kernels, s.cases)));
+}
+
+void timing_findings(const probe_shape& s, std::vector<finding>& out) {
+  if (!s.span_median_ms || !s.reported_median_ms) return;
+  if (!timer_misses_work(*s.span_median_ms, *s.reported_median_ms, s.rel_noise)) return;
+  out.push_back(probe_finding("T4", severity::flag,
+                              fmt::format("shape {}: the timer reports {:.4f} ms, the GPU ran the call's kernels for "
+                                          "{:.4f} ms (median of the timed calls)", s.shape, *s.reported_median_ms,
+                                          *s.span_median_ms)));
+}
+
+void launch_findings(const probe_evidence& e, std::vector<finding>& out) {
+  if (e.graph_launches > 0 && !e.cuda_graphs)
+    out.push_back(probe_finding("T8", severity::reject,
+                                fmt::format("{} CUDA graph launches where the problem does not allow graphs", e.graph_launches)));
+  if (e.max_launches <= 0) return;
+  for (const auto& s : e.shapes)
+    if (s.max_kernels_per_call > static_cast<std::uint64_t>(e.max_launches)) {
+      out.push_back(probe_finding("T8", severity::reject,
+                                  fmt::format("shape {}: {} kernels in one call, the problem allows {}", s.shape,
+                                              s.max_kernels_per_call, e.max_launches)));
+      return;
+    }
+}
+
+} // namespace
+
+bool timer_misses_work(double span_ms, double reported_ms, double rel_noise) {
+  const double missed_ms = span_ms - reported_ms;
+  const double tolerance_ms = std::max({0.05 * span_ms, 3 * rel_noise * span_ms, 0.002});
+  return missed_ms > tolerance_ms;
+}
+
+void probe_findings(const probe_evidence& e, std::vector<finding>& out) {
+  if (e.expected && !e.present) {
+    out.push_back(probe_finding("H3", severity::info, "the probe was loaded but left no evidence: " + e.missing));
+    return;
+  }
+  if (!e.present) return;
+  for (const auto& s : e.shapes) {
+    stream_findings(e, s, out);
+    idle_findings(e, s, out);
+    timing_findings(s, out);
+  }
+  launch_findings(e, out);
+}
+
+} // namespace arbiter::guard
