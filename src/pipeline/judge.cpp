@@ -4,6 +4,7 @@
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/verify/compare.hpp"
 #include "detail/guard_evidence.hpp"
+#include "detail/probe_evidence.hpp"
 
 #include <fmt/format.h>
 
@@ -124,7 +125,8 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
   j.findings = guard::static_findings(run.facts, problem.rule);
-  const auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed);
+  auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed);
+  attach_probe(ctx, problem, run, eval_dir, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : evidence.checks)

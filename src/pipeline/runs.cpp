@@ -1,5 +1,6 @@
 #include "detail/runs.hpp"
 
+#include "detail/probe_setup.hpp"
 #include "detail/sandbox_view.hpp"
 
 #include "arbiter/common/error.hpp"
@@ -25,13 +26,14 @@ sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mod
 }
 
 std::string reference_key(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
-                          const std::string& hardware_fingerprint) {
+                          const std::string& hardware_fingerprint, bool probe) {
   nlohmann::json identity = job;
   for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "output_dir", "timing_dir", "events_file"})
     identity.erase(path_key);
   identity["problem_hash"] = problem.hash;
   identity["hardware"] = hardware_fingerprint;
   identity["python"] = ctx.options.python;
+  if (probe) identity["probe"] = true; // baselines timed with the probe's overhead, like candidates
   return sha256_hex(identity.dump()).substr(0, 24);
 }
 
@@ -62,8 +64,10 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
                                const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
                                const fs::path& data_dir, sandbox::process_runner& runner) {
   reference_run run;
-  const std::string key = reference_key(ctx, reference_job(ctx, problem, seeds, "/"), problem, hardware_fingerprint);
+  probe_setup probe = probe_for(ctx, {});
+  const std::string key = reference_key(ctx, reference_job(ctx, problem, seeds, "/"), problem, hardware_fingerprint, probe.enabled());
   run.dir = data_dir / "reference" / (problem.id + "-" + key);
+  probe.out = run.dir / "probe.json";
   if (read_events(run.dir / "events.jsonl").done) {
     ARB_DEBUG("reference", "{}: cached at {}", problem.id, run.dir.string());
     run.ok = true;
@@ -74,7 +78,9 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
   const fs::path job_file = run.dir / "job.json";
   write_json(job_file, reference_job(ctx, problem, seeds, run.dir));
   ARB_INFO("reference", "{}: running the reference ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
-  const auto process = runner.run(runner_spec(ctx, "reference", job_file, run.dir, run.dir / "home", cache_root(data_dir) / "_reference"));
+  auto spec = runner_spec(ctx, "reference", job_file, run.dir, run.dir / "home", cache_root(data_dir) / "_reference");
+  apply_probe(probe, spec);
+  const auto process = runner.run(spec);
   const runner_events events = read_events(run.dir / "events.jsonl");
   run.ok = events.done && process.end == sandbox::process_end::exited && process.exit_code == 0;
   if (!run.ok) run.failure = "reference failed: " + failure_line(process, events) + " (log: " + (run.dir / "log.txt").string() + ")";
@@ -122,6 +128,9 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
   const candidate_paths paths{data_dir, eval_dir, cache_root(data_dir) / solution.model, ref_dir / "exchange"};
   auto spec = runner_spec(ctx, "candidate", job_file, eval_dir, work, paths.cache_dir);
   spec.sandbox = candidate_isolation(ctx, paths);
+  const probe_setup probe = probe_for(ctx, eval_dir / "outputs" / "probe.json");
+  apply_probe(probe, spec);
+  run.probe = probe.status;
   try {
     prepare_candidate_files(spec.sandbox, paths, true);
     run.process = runner.run(spec);

@@ -30,6 +30,7 @@ struct probe_shape {
   std::optional<double> span_median_ms;   ///< median over "sample" windows of first start → last end
   std::optional<double> reported_median_ms; ///< the runtime's median_ms for the shape
   double rel_noise = 0;                     ///< the runtime's, for the cross-check's tolerance
+  std::optional<double> host_median_ms;     ///< the runtime's host latency, when it reports one (shown only)
 };
 
 struct probe_evidence {

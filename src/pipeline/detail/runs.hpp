@@ -31,11 +31,13 @@ struct candidate_run {
   runner_events events;
   nlohmann::json facts = nlohmann::json::object(); ///< static facts of the solution (facts.py); {} if extraction failed
   nlohmann::json sandbox = nlohmann::json::object(); ///< sandbox_details() of the candidate process
+  std::string probe; ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
 };
 
 /// Copies the solution into eval_dir/work (its private cwd) and runs it in a fresh process with the
 /// model's own caches under data_dir/cache/<model>/, sandboxed unless ctx.options.sandbox is off
-/// (sandbox_view.hpp). Throws io_error when the sandbox's files cannot be prepared.
+/// (sandbox_view.hpp), with the CUPTI probe on cuda where it is available (probe_setup.hpp; its
+/// evidence in eval_dir/outputs/probe.json). Throws io_error when the sandbox's files cannot be prepared.
 candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution,
                             const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
                             const std::filesystem::path& data_dir, sandbox::process_runner& runner);

@@ -3,9 +3,11 @@
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "detail/events.hpp"
 #include "detail/judge.hpp"
+#include "detail/probe_setup.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -136,6 +138,102 @@ TEST_F(judge_fixture, mutated_inputs_are_incorrect) {
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::incorrect);
   EXPECT_NE(j.result.reason.find("modified its inputs (shape n3, input set 1)"), std::string::npos) << j.result.reason;
+}
+
+namespace {
+
+nlohmann::json probe_window(const char* label, int kernels, std::uint64_t span_ns, int off_stream = 0) {
+  return {{"label", label}, {"group", 0}, {"index", 0}, {"kernels", kernels}, {"launches", kernels},
+          {"span_ns", span_ns}, {"busy_ns", span_ns}, {"streams", {7}}, {"harness_stream", 7},
+          {"off_stream_kernels", off_stream}, {"after_end_kernels", 0}, {"after_end_max_ns", 0}, {"threads", 4}};
+}
+
+void write_probe(const fs::path& file, const nlohmann::json& windows, std::uint64_t graph_launches = 0) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << nlohmann::json{{"version", 1}, {"contexts", 1}, {"modules_loaded", 2},
+                                        {"graphs", {{"created", 0}, {"instantiated", 0}, {"launched", graph_launches}, {"captures", 0}}},
+                                        {"totals", {{"kernels", 9}, {"copies", 0}, {"memsets", 0}, {"dropped_records", 0}}},
+                                        {"threads_max", 4}, {"windows", windows}, {"kernels", nlohmann::json::array()}}.dump();
+}
+
+bool has_finding(const detail::judgement& j, const std::string& pattern) {
+  return std::any_of(j.findings.begin(), j.findings.end(), [&](const auto& f) { return f.pattern == pattern; });
+}
+
+} // namespace
+
+TEST_F(judge_fixture, probe_evidence_is_summarised_and_a_clean_run_passes) {
+  candidate_outputs({1, 2, 3}); // the runtime reported 0.5 ms
+  m_run.probe = "enabled";
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), probe_window("sample", 1, 480'000),
+                                              probe_window("sample", 1, 490'000), probe_window("sample", 1, 500'000)});
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
+  const auto& shape = j.details["probe"]["shapes"][0];
+  EXPECT_DOUBLE_EQ(shape["span_median_ms"].get<double>(), 0.49);
+  EXPECT_DOUBLE_EQ(shape["reported_median_ms"].get<double>(), 0.5);
+  EXPECT_EQ(shape["timer_misses_work"], false);
+  EXPECT_EQ(shape["labels"]["sample"]["windows"], 3);
+  EXPECT_EQ(j.details["probe"]["modules_loaded"], 2);
+}
+
+TEST_F(judge_fixture, probe_side_streams_reject_and_a_short_timer_flags) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), probe_window("sample", 2, 2'000'000, 1)});
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_TRUE(has_finding(j, "T1"));
+  EXPECT_TRUE(has_finding(j, "T4")); // 2 ms on the GPU, 0.5 ms reported
+}
+
+TEST_F(judge_fixture, timed_calls_without_kernels_are_flagged) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 3, 400'000), probe_window("sample", 0, 0)});
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_TRUE(has_finding(j, "T5"));
+}
+
+TEST_F(judge_fixture, an_unavailable_or_missing_probe_is_said_and_decides_nothing) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "unavailable: libcupti.so.13: cannot open shared object file";
+  auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed);
+  EXPECT_EQ(j.details["probe"], "unavailable: libcupti.so.13: cannot open shared object file");
+  m_run.probe = "enabled";
+  j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed);
+  EXPECT_EQ(j.details["probe"], "missing: no probe.json");
+  EXPECT_TRUE(has_finding(j, "H3"));
+}
+
+TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
+  eval_options options;
+  runner_paths paths;
+  paths.runtime_lib = "/nonexistent/lib/libarbiter_runtime.so";
+  const detail::job_context cpu{options, paths, "cpu", {}};
+  EXPECT_EQ(detail::probe_for(cpu, "/tmp/probe.json").status, "");
+  const detail::job_context cuda{options, paths, "cuda", {}};
+  const auto missing = detail::probe_for(cuda, "/tmp/probe.json");
+  EXPECT_FALSE(missing.enabled());
+  EXPECT_NE(missing.status.find("unavailable: /nonexistent/lib/libarbiter_probe.so not built"), std::string::npos) << missing.status;
+  ::setenv("ARBITER_PROBE_LIB", "off", 1);
+  EXPECT_EQ(detail::probe_for(cuda, "/tmp/probe.json").status, "unavailable: disabled by ARBITER_PROBE_LIB");
+  // Any library that loads stands in for the probe: the runtime library beside this test.
+  const fs::path loadable = fs::canonical("/proc/self/exe").parent_path().parent_path() / "lib" / "libarbiter_runtime.so";
+  ASSERT_TRUE(fs::exists(loadable)) << loadable;
+  ::setenv("ARBITER_PROBE_LIB", loadable.c_str(), 1);
+  const auto probe = detail::probe_for(cuda, "/eval/outputs/probe.json");
+  EXPECT_EQ(probe.status, "enabled");
+  sandbox::process_spec spec;
+  spec.sandbox.enabled = true;
+  detail::apply_probe(probe, spec);
+  EXPECT_EQ(spec.env["CUDA_INJECTION64_PATH"], loadable.string());
+  EXPECT_EQ(spec.env["ARBITER_PROBE_OUT"], "/eval/outputs/probe.json");
+  EXPECT_EQ(spec.sandbox.exposed_paths, std::vector<std::string>{loadable.parent_path().string()});
+  ::unsetenv("ARBITER_PROBE_LIB");
 }
 
 TEST(events, torn_last_line_is_ignored) {

@@ -1,0 +1,31 @@
+#pragma once
+/// The CUPTI probe's evidence file (docs/probe.md) read back by the judge: the guard's probe facts
+/// (guard/probe_rules.hpp) and a summary for the evaluation's details.
+#include "arbiter/catalog/problem.hpp"
+#include "arbiter/guard/probe_rules.hpp"
+#include "detail/runs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace arbiter::pipeline::detail {
+
+/// The guard's facts from a parsed probe.json: windows grouped by shape (window "group" = shape
+/// index), the problem's rules, and each shape's timing_dir/<idx>.json for the cross-check.
+guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
+                                  const std::filesystem::path& timing_dir, const catalog::rules& rule);
+
+/// details["probe"]: totals, graphs, modules, threads, and per shape and window label the windows'
+/// medians (kernels, launches, span, busy) and the streams they used, plus the timing cross-check.
+nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
+                             const guard::probe_evidence& facts);
+
+/// Reads eval_dir/outputs/probe.json when run.probe is "enabled": fills evidence and
+/// details["probe"] (the status string itself when the probe was unavailable; nothing off cuda).
+void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                  const std::filesystem::path& eval_dir, guard::probe_evidence& evidence, nlohmann::json& details);
+
+} // namespace arbiter::pipeline::detail

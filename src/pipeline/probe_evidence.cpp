@@ -1,0 +1,169 @@
+// probe.json → the guard's probe facts and the details' summary. Timed windows are labelled
+// "sample" (device-time samples) and "latency" (host-latency calls) by the runtime; "case" marks a
+// correctness call, "warmup" an untimed one (src/runtime/timing.cpp, python/arbiter_runner).
+#include "detail/probe_evidence.hpp"
+
+#include "arbiter/score/metrics.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool timed(const std::string& label) { return label == "sample" || label == "latency"; }
+
+std::uint64_t number(const nlohmann::json& w, const char* key) {
+  const auto it = w.find(key);
+  return it != w.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
+}
+
+/// The windows of one shape, by label.
+std::map<std::string, std::vector<const nlohmann::json*>> windows_of(const nlohmann::json& doc, std::size_t shape_idx) {
+  std::map<std::string, std::vector<const nlohmann::json*>> by_label;
+  const auto windows = doc.find("windows"); // pointers into doc itself, never into a copy
+  if (windows == doc.end() || !windows->is_array()) return by_label;
+  for (const auto& w : *windows)
+    if (w.is_object() && w.value("group", std::int64_t{-1}) == static_cast<std::int64_t>(shape_idx))
+      by_label[w.value("label", "")].push_back(&w);
+  return by_label;
+}
+
+void count_window(const std::string& label, const nlohmann::json& w, guard::probe_shape& s) {
+  const std::uint64_t kernels = number(w, "kernels");
+  s.max_kernels_per_call = std::max(s.max_kernels_per_call, kernels);
+  if (label == "case") {
+    ++s.cases;
+    if (kernels > 0) ++s.cases_with_kernels;
+    return;
+  }
+  if (!timed(label)) return;
+  ++s.samples;
+  if (kernels == 0) ++s.samples_without_kernels;
+  if (const auto off = number(w, "off_stream_kernels"); off > 0) {
+    ++s.samples_off_stream;
+    s.off_stream_kernels += off;
+  }
+  if (number(w, "after_end_kernels") > 0 && number(w, "after_end_max_ns") > guard::k_escape_slack_ns) {
+    ++s.samples_escaping;
+    s.escape_max_ns = std::max(s.escape_max_ns, number(w, "after_end_max_ns"));
+  }
+}
+
+std::optional<double> median_ms(const std::vector<const nlohmann::json*>& windows, const char* key) {
+  std::vector<double> values;
+  for (const auto* w : windows)
+    if (number(*w, "kernels") > 0) values.push_back(static_cast<double>(number(*w, key)) / 1e6);
+  if (values.empty()) return std::nullopt;
+  return score::median(values);
+}
+
+void read_reported(const fs::path& file, guard::probe_shape& s) {
+  std::ifstream in(file);
+  const auto t = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (!t.is_object() || !t.contains("median_ms") || !t["median_ms"].is_number()) return;
+  s.reported_median_ms = t["median_ms"].get<double>();
+  if (t.contains("rel_noise") && t["rel_noise"].is_number()) s.rel_noise = t["rel_noise"].get<double>();
+  if (t.contains("host_median_ms") && t["host_median_ms"].is_number()) s.host_median_ms = t["host_median_ms"].get<double>();
+}
+
+nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows) {
+  std::vector<double> kernels, launches;
+  std::set<std::uint64_t> streams;
+  std::int64_t threads = 0;
+  for (const auto* w : windows) {
+    kernels.push_back(static_cast<double>(number(*w, "kernels")));
+    launches.push_back(static_cast<double>(number(*w, "launches")));
+    for (const auto& id : w->value("streams", nlohmann::json::array()))
+      if (id.is_number_unsigned()) streams.insert(id.get<std::uint64_t>());
+    threads = std::max(threads, w->value("threads", std::int64_t{0}));
+  }
+  nlohmann::json out{{"windows", windows.size()}, {"kernels_median", score::median(kernels)},
+                     {"launches_median", score::median(launches)}, {"streams", streams}, {"threads_max", threads}};
+  if (const auto span = median_ms(windows, "span_ns")) out["span_median_ms"] = *span;
+  if (const auto busy = median_ms(windows, "busy_ns")) out["busy_median_ms"] = *busy;
+  return out;
+}
+
+} // namespace
+
+guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
+                                  const fs::path& timing_dir, const catalog::rules& rule) {
+  guard::probe_evidence e;
+  e.expected = e.present = true;
+  e.complete = doc.value("totals", nlohmann::json::object()).value("dropped_records", 0) == 0;
+  e.graph_launches = doc.value("graphs", nlohmann::json::object()).value("launched", std::uint64_t{0});
+  e.extra_streams = rule.extra_streams;
+  e.cuda_graphs = rule.cuda_graphs;
+  e.max_launches = rule.max_launches;
+  for (std::size_t shape_idx = 0; shape_idx < shape_names.size(); ++shape_idx) {
+    guard::probe_shape s;
+    s.shape = shape_names[shape_idx];
+    const auto by_label = windows_of(doc, shape_idx);
+    for (const auto& [label, windows] : by_label)
+      for (const auto* w : windows) count_window(label, *w, s);
+    if (const auto it = by_label.find("sample"); it != by_label.end()) s.span_median_ms = median_ms(it->second, "span_ns");
+    read_reported(timing_dir / (std::to_string(shape_idx) + ".json"), s);
+    e.shapes.push_back(std::move(s));
+  }
+  return e;
+}
+
+nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
+                             const guard::probe_evidence& facts) {
+  nlohmann::json out{{"status", "enabled"},
+                     {"totals", doc.value("totals", nlohmann::json::object())},
+                     {"graphs", doc.value("graphs", nlohmann::json::object())},
+                     {"contexts", doc.value("contexts", 0)},
+                     {"modules_loaded", doc.value("modules_loaded", 0)},
+                     {"streams_created", doc.value("streams_created", nlohmann::json::array()).size()},
+                     {"threads_max", doc.value("threads_max", 0)},
+                     {"outside_windows", doc.value("outside_windows", nlohmann::json::object())},
+                     {"errors", doc.value("errors", nlohmann::json::array())},
+                     {"shapes", nlohmann::json::array()}};
+  for (std::size_t shape_idx = 0; shape_idx < shape_names.size() && shape_idx < facts.shapes.size(); ++shape_idx) {
+    const auto& s = facts.shapes[shape_idx];
+    nlohmann::json shape{{"shape", s.shape}, {"labels", nlohmann::json::object()},
+                         {"timed_calls", s.samples}, {"timed_without_kernels", s.samples_without_kernels},
+                         {"timed_off_stream", s.samples_off_stream}, {"timed_escaping", s.samples_escaping},
+                         {"max_kernels_per_call", s.max_kernels_per_call}};
+    for (const auto& [label, windows] : windows_of(doc, shape_idx)) shape["labels"][label] = label_summary(windows);
+    if (s.span_median_ms) shape["span_median_ms"] = *s.span_median_ms;
+    if (s.reported_median_ms) shape["reported_median_ms"] = *s.reported_median_ms;
+    if (s.host_median_ms) shape["host_median_ms"] = *s.host_median_ms;
+    if (s.span_median_ms && s.reported_median_ms)
+      shape["timer_misses_work"] = guard::timer_misses_work(*s.span_median_ms, *s.reported_median_ms, s.rel_noise);
+    out["shapes"].push_back(std::move(shape));
+  }
+  return out;
+}
+
+void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                  const fs::path& eval_dir, guard::probe_evidence& evidence, nlohmann::json& details) {
+  if (run.probe.empty()) return;
+  if (run.probe != "enabled") {
+    details["probe"] = run.probe;
+    return;
+  }
+  const fs::path file = eval_dir / "outputs" / "probe.json";
+  std::ifstream in(file);
+  const auto doc = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (!doc.is_object() || doc.value("version", 0) != 1) {
+    const std::string why = in ? "probe.json is not a version 1 evidence file" : "no probe.json";
+    details["probe"] = "missing: " + why;
+    evidence.expected = run.events.done; // a process that ended early never reached the probe's writer
+    evidence.missing = why;
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& shape : ctx.shapes) names.push_back(shape.name);
+  evidence = probe_facts(doc, names, eval_dir / "timing", problem.rule);
+  details["probe"] = probe_summary(doc, names, evidence);
+}
+
+} // namespace arbiter::pipeline::detail
