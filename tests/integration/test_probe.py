@@ -1,0 +1,48 @@
+"""The CUPTI evidence probe on a real GPU (label gpu; skipped on the CPU): a legitimate solution
+runs with libarbiter_probe.so injected, leaves probe.json with its windows, passes, and its
+details summarise the evidence (docs/probe.md)."""
+import json
+import os
+import pathlib
+
+import pytest
+
+from conftest import ROOT
+
+
+def _probe_library(arbiter):
+    return pathlib.Path(arbiter.bin).resolve().parent.parent / "lib" / "libarbiter_probe.so"
+
+
+def test_probe_evidence_of_a_legitimate_solution(arbiter):
+    if arbiter.device != "cuda":
+        pytest.skip("the probe needs CUDA (ARBITER_TEST_DEVICE=cuda)")
+    arbiter.run("eval", str(ROOT / "suites" / "starter"), "--solutions", str(ROOT / "solutions" / "starter"),
+                "--problems", "l1_relu", "--models", "handwritten", "--db", arbiter.db, "--device", "cuda",
+                "--max-time", "0.3")
+    (row,) = arbiter.evaluations().values()
+    shown = arbiter.show(row["id"])
+    probe = shown["details"].get("probe")
+    if not _probe_library(arbiter).exists():
+        assert isinstance(probe, str) and probe.startswith("unavailable"), probe
+        pytest.skip(f"libarbiter_probe.so not built: {probe}")
+    assert row["verdict"] == "passed", row["reason"]
+    assert isinstance(probe, dict), probe
+    assert probe["status"] == "enabled"
+    assert probe["totals"]["kernels"] > 0
+    assert probe["totals"]["dropped_records"] == 0
+    for shape in probe["shapes"]:
+        assert {"case", "sample"} <= set(shape["labels"]), shape
+        assert shape["timed_calls"] > 0
+        assert shape["timed_without_kernels"] == 0, shape
+        assert shape["timed_off_stream"] == 0, shape
+        assert shape["timed_escaping"] == 0, shape
+        assert shape["span_median_ms"] > 0
+        assert shape["timer_misses_work"] is False, shape
+    assert not [f for f in shown["findings"] if f["source"] == "probe"], shown["findings"]
+    evidence = json.loads((pathlib.Path(shown["artifacts_dir"]) / "outputs" / "probe.json").read_text())
+    assert evidence["version"] == 1
+    samples = [w for w in evidence["windows"] if w["label"] == "sample"]
+    assert samples and all(w["harness_stream"] is not None for w in samples)
+    assert all(w["kernels"] >= 1 and w["after_end_kernels"] == 0 for w in samples)
+    assert os.path.basename(evidence["kernels"][0]["name"])  # demangled names are kept
