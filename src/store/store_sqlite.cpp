@@ -75,6 +75,22 @@ std::int64_t sqlite_store::upsert_hardware(const hardware_record& hw) {
                  hw.fingerprint);
 }
 
+void sqlite_store::merge_hardware_json(std::int64_t hardware_id, const std::string& object_json) {
+  const std::string what = fmt::format("hardware {}: update json", hardware_id);
+  const nlohmann::json update = nlohmann::json::parse(object_json, nullptr, false);
+  if (!update.is_object()) ARB_THROW(store_error, what + ": expected a JSON object, found: " + object_json.substr(0, 80));
+  transaction tx(m_db, what);
+  statement query(m_db, "SELECT json FROM hardware WHERE id = ?", what);
+  query.bind_all(hardware_id);
+  if (!query.step()) ARB_THROW(store_error, what + ": no such hardware row (" + m_db.path() + ")");
+  nlohmann::json stored = nlohmann::json::parse(query.get_text(0), nullptr, false);
+  if (!stored.is_object()) stored = nlohmann::json::object(); // a row written by hand; the doctor writes objects
+  stored.update(update);
+  statement write(m_db, "UPDATE hardware SET json = ? WHERE id = ?", what);
+  write.bind_all(stored.dump(), hardware_id).run();
+  tx.commit();
+}
+
 std::int64_t sqlite_store::upsert_problem(const problem_record& problem) {
   const std::string what = fmt::format("problem {}/{}", problem.suite, problem.key);
   statement insert(m_db,

@@ -16,6 +16,11 @@ public:
 
   /// Inserts or finds by fingerprint.
   virtual std::int64_t upsert_hardware(const hardware_record& hw) = 0;
+  /// Sets top-level keys of a hardware row's JSON (e.g. `peaks` after a calibration): each key of
+  /// object_json replaces the stored key of that name, the other keys stay; the fingerprint and
+  /// the other columns never change. Throws store_error for an unknown id or for object_json
+  /// that is not a JSON object.
+  virtual void merge_hardware_json(std::int64_t hardware_id, const std::string& object_json) = 0;
   /// Inserts or finds by (suite, key, hash).
   virtual std::int64_t upsert_problem(const problem_record& problem) = 0;
   /// Inserts or finds by name.

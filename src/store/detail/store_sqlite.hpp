@@ -12,6 +12,7 @@ public:
   explicit sqlite_store(const std::string& path);
 
   std::int64_t upsert_hardware(const hardware_record& hw) override;
+  void merge_hardware_json(std::int64_t hardware_id, const std::string& object_json) override;
   std::int64_t upsert_problem(const problem_record& problem) override;
   std::int64_t upsert_model(const std::string& name, const std::string& org) override;
   std::int64_t upsert_solution(std::int64_t problem_id, std::int64_t model_id,

@@ -2,6 +2,7 @@
 #include "arbiter/store/store.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -116,6 +117,41 @@ TEST_F(store_sqlite, newer_schema_is_refused) {
   } catch (const store_error& e) {
     EXPECT_NE(std::string(e.what()).find("schema version 999"), std::string::npos) << e.what();
   }
+}
+
+static hardware_record hardware_row(const std::string& fingerprint, const std::string& json) {
+  hardware_record hw;
+  hw.fingerprint = fingerprint;
+  hw.device = "cuda";
+  hw.gpu_name = "NVIDIA H200";
+  hw.json = json;
+  return hw;
+}
+
+TEST_F(store_sqlite, merge_hardware_json_sets_keys_and_keeps_the_rest) {
+  auto db = open_store(m_path.string());
+  const hardware_record hw = hardware_row("fp-calibrated", R"({"host":"node1","peaks":{"bytes_per_s":1}})");
+  const auto hw_id = db->upsert_hardware(hw);
+  db->merge_hardware_json(hw_id, R"({"peaks":{"bytes_per_s":4.0e12,"flops_per_s":{"bfloat16":8.0e14}}})");
+  const auto list = db->hardware_list();
+  ASSERT_EQ(list.size(), 1u);
+  const auto stored = nlohmann::json::parse(list[0].record.json);
+  EXPECT_EQ(stored["host"], "node1");
+  EXPECT_DOUBLE_EQ(stored["peaks"]["bytes_per_s"].get<double>(), 4.0e12);
+  EXPECT_DOUBLE_EQ(stored["peaks"]["flops_per_s"]["bfloat16"].get<double>(), 8.0e14);
+  EXPECT_EQ(list[0].record.fingerprint, "fp-calibrated");
+  EXPECT_EQ(list[0].record.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(db->upsert_hardware(hw), hw_id); // the same fingerprint still finds the row, peaks kept
+  EXPECT_EQ(nlohmann::json::parse(db->hardware_list()[0].record.json)["peaks"]["bytes_per_s"].get<double>(), 4.0e12);
+}
+
+TEST_F(store_sqlite, merge_hardware_json_refuses_unknown_rows_and_non_objects) {
+  auto db = open_store(m_path.string());
+  const auto hw_id = db->upsert_hardware(hardware_row("fp1", ""));
+  EXPECT_THROW(db->merge_hardware_json(hw_id + 1, R"({"peaks":{}})"), store_error);
+  EXPECT_THROW(db->merge_hardware_json(hw_id, "[1,2]"), store_error);
+  EXPECT_THROW(db->merge_hardware_json(hw_id, "not json"), store_error);
+  EXPECT_EQ(nlohmann::json::parse(db->hardware_list()[0].record.json), nlohmann::json::object());
 }
 
 TEST_F(store_sqlite, postgres_location_is_a_config_error) {
