@@ -1,4 +1,4 @@
-"""python3 -m arbiter_runner reference|candidate|build <job.json>
+"""python3 -m arbiter_runner reference|candidate|build|check|calibrate <job.json>
    python3 -m arbiter_runner facts <solution dir> [--out facts.json]
 
 Exit status: 0 after the "done" event, 1 after an "error" event, 2 when the job file itself is
@@ -9,17 +9,18 @@ import sys
 
 import torch
 
-from . import candidate, reference, suite_check
+from . import calibrate, candidate, reference, suite_check
 from . import runtime as rt
 from .events import EventLog
 from .phases import PhaseFailed, phase
 
-MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build, "check": suite_check.run}
+MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build, "check": suite_check.run,
+         "calibrate": calibrate.run}
 
 
 def _read_job(argv):
     if len(argv) != 2 or argv[0] not in MODES:
-        raise ValueError("usage: python3 -m arbiter_runner reference|candidate|build <job.json>")
+        raise ValueError(f"usage: python3 -m arbiter_runner {'|'.join(MODES)} <job.json>")
     mode, job_path = argv
     with open(job_path, encoding="utf-8") as file:
         job = json.load(file)
