@@ -48,6 +48,12 @@ command eval_command() {
             app.add_flag_callback("--no-sandbox", [args] { args->options.sandbox = false; },
                                   "Run candidate code as arbiter's own user with network and files (development only)")
                 ->envname("ARBITER_NO_SANDBOX");
+            // Callbacks run in this order, so a --calibrate given on the command line wins over ARBITER_NO_CALIBRATE.
+            app.add_flag_callback("--no-calibrate", [args] { args->options.calibrate = pipeline::calibration::no; },
+                                  "Never measure the hardware's peaks (see arbiter calibrate)")
+                ->envname("ARBITER_NO_CALIBRATE");
+            app.add_flag_callback("--calibrate", [args] { args->options.calibrate = pipeline::calibration::yes; },
+                                  "Measure the hardware's peaks first where none are stored, on cpu too (default: cuda only)");
             return [args] { return run_eval(*args); };
           }};
 }

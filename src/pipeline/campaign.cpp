@@ -6,6 +6,7 @@
 #include "arbiter/common/log.hpp"
 #include "arbiter/doctor/doctor.hpp"
 #include "arbiter/guard/finding.hpp"
+#include "arbiter/pipeline/calibrate.hpp"
 #include "detail/judge.hpp"
 #include "detail/prebuild.hpp"
 #include "detail/runs.hpp"
@@ -18,6 +19,15 @@
 namespace arbiter::pipeline {
 
 namespace fs = std::filesystem;
+
+std::string choose_device(const std::string& wanted, const doctor::environment& env) {
+  const bool gpu = env.gpu.present && env.python.torch_cuda_available;
+  if (wanted.empty()) return gpu ? "cuda" : "cpu";
+  if (wanted != "cpu" && wanted != "cuda") ARB_THROW(config_error, "--device: expected cpu or cuda, found '" + wanted + "'");
+  if (wanted == "cuda" && !gpu)
+    ARB_THROW(config_error, "--device cuda: no usable GPU (" + (env.gpu.present ? "torch " + env.python.torch_version + " has no CUDA" : env.gpu.error) + ")");
+  return wanted;
+}
 
 namespace {
 
@@ -36,15 +46,6 @@ std::vector<std::uint64_t> draw_seeds(int count) {
   for (int seed_idx = 0; seed_idx < count; ++seed_idx)
     seeds.push_back(((static_cast<std::uint64_t>(entropy()) << 32) | entropy()) >> 1);
   return seeds;
-}
-
-std::string choose_device(const std::string& wanted, const doctor::environment& env) {
-  const bool gpu = env.gpu.present && env.python.torch_cuda_available;
-  if (wanted.empty()) return gpu ? "cuda" : "cpu";
-  if (wanted != "cpu" && wanted != "cuda") ARB_THROW(config_error, "--device: expected cpu or cuda, found '" + wanted + "'");
-  if (wanted == "cuda" && !gpu)
-    ARB_THROW(config_error, "--device cuda: no usable GPU (" + (env.gpu.present ? "torch " + env.python.torch_version + " has no CUDA" : env.gpu.error) + ")");
-  return wanted;
 }
 
 nlohmann::json campaign_config(const eval_options& o, const std::string& device) {
@@ -165,6 +166,22 @@ std::vector<const catalog::solution*> to_build(const campaign_state& st, const c
   return out;
 }
 
+// Peaks only serve the pages' fraction of peak: a calibration that fails is a warning, never the
+// campaign's end.
+void calibrate_if_wanted(const campaign_state& st, store::store& db, std::int64_t hardware_id,
+                         sandbox::process_runner& runner) {
+  const calibration wanted = st.options.calibrate;
+  if (wanted == calibration::no || (wanted == calibration::cuda_only && st.device != "cuda")) return;
+  if (has_peaks(db, hardware_id)) return;
+  try {
+    const auto run = calibrate_hardware(db, hardware_id, st.device, st.options.python,
+                                        calibration_dir(st.options.db, st.hardware.fingerprint), st.options.timeout_s, runner);
+    if (!run.error.empty()) ARB_WARN("calibrate", "no peaks stored: {}", run.error);
+  } catch (const io_error& e) {
+    ARB_WARN("calibrate", "no peaks stored: {}", e.what());
+  }
+}
+
 } // namespace
 
 campaign_summary run_campaign(const eval_options& options, store::store& db, sandbox::process_runner& runner, progress& sink) {
@@ -178,7 +195,9 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   const auto solutions = catalog::load_solutions(options.solutions_dir, s, {options.models, options.problems}, &ignored);
   for (const auto& note : ignored) ARB_WARN("catalog", "ignored {}", note);
   if (solutions.empty()) ARB_THROW(config_error, options.solutions_dir.string() + ": no solutions for suite " + s.name + " match the filters");
-  st.campaign = open_campaign(st, s, db, db.upsert_hardware(st.hardware));
+  const std::int64_t hardware_id = db.upsert_hardware(st.hardware);
+  calibrate_if_wanted(st, db, hardware_id, runner);
+  st.campaign = open_campaign(st, s, db, hardware_id);
   const auto problem_ids = register_problems(st, s, db);
   std::map<std::string, std::vector<const catalog::solution*>> by_problem;
   for (const auto& solution : solutions) by_problem[solution.problem_id].push_back(&solution);

@@ -24,9 +24,18 @@ class Arbiter:
         # The same tests run on the CPU (label integration) and on a GPU (label gpu).
         self.device = os.environ.get("ARBITER_TEST_DEVICE", "cpu")
 
-    def run(self, *args, check=True, timeout=1800, cwd=None):
-        env = dict(os.environ)
-        env.setdefault("ARBITER_PYTHON", os.environ.get("ARBITER_PYTHON", "/usr/bin/python3"))
+    def run(self, *args, check=True, timeout=1800, cwd=None, env=None):
+        """env: variables to set on top of this process's environment (None removes one)."""
+        base = dict(os.environ)
+        base.setdefault("ARBITER_PYTHON", os.environ.get("ARBITER_PYTHON", "/usr/bin/python3"))
+        # Peaks serve only the pages; test_calibrate.py measures them where it means to.
+        base.setdefault("ARBITER_NO_CALIBRATE", "1")
+        for name, value in (env or {}).items():
+            if value is None:
+                base.pop(name, None)
+            else:
+                base[name] = value
+        env = base
         proc = subprocess.run([self.bin, *args], capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
         if check and proc.returncode != 0:
             raise AssertionError(f"arbiter {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")

@@ -1,5 +1,6 @@
 #pragma once
 /// What `arbiter eval` was asked to do.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +15,10 @@ struct timing_options {
   double max_time_s = 2.0;
   double target_rel_noise = 0.01;
 };
+
+/// When `arbiter eval` measures the hardware's peaks first (docs/measurement.md): only ever where
+/// none are stored for its fingerprint; by default only on cuda, so that CPU runs and CI stay fast.
+enum class calibration : std::uint8_t { cuda_only, yes, no };
 
 struct eval_options {
   std::filesystem::path suite_dir;
@@ -31,6 +36,7 @@ struct eval_options {
   /// Candidate code (runs and builds) isolated: unprivileged user, no network, the grader's files
   /// hidden (docs/protocol.md, "Sandbox"). false = --no-sandbox, for development only.
   bool sandbox = true;
+  calibration calibrate = calibration::cuda_only; ///< --calibrate: yes, --no-calibrate: no
 };
 
 /// Where the runner's pieces live: the Python package folder and the C runtime library.

@@ -18,6 +18,7 @@ command import_command();
 command check_command();
 command agent_command();
 command suite_command();
+command calibrate_command();
 
 /// --db with its ARBITER_DB fallback.
 void add_db_option(CLI::App& app, std::string& db);
