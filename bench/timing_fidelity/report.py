@@ -1,0 +1,164 @@
+"""Summaries and the Markdown table of the timing fidelity benchmark (run.py writes them).
+
+Per method: the per-process numbers, their median ("value"), spread = (max - min) / median, and the
+error of the value against the CUPTI kernel time. A method that did not run says why instead."""
+import statistics
+
+# Host-latency keys the runtime's timing JSON may carry, in order of preference.
+HOST_LATENCY_KEYS = ("host_median_ms", "host_latency_ms", "host_ms")
+
+# (key, heading) in table order; "cupti" is the reference the errors are computed against.
+METHODS = (
+    ("cupti", "CUPTI kernel time (torch.profiler, median of per-call kernel sums)"),
+    ("cupti_span", "CUPTI span (first kernel start to last kernel end)"),
+    ("arbiter", "arbiter (median_ms)"),
+    ("arbiter_host", "arbiter host latency"),
+    ("kernelbench", "KernelBench (mean of 100 calls, each after a 256 MB flush)"),
+    ("do_bench", "triton do_bench (median)"),
+)
+
+
+def _host_latency(timing_json):
+    for key in HOST_LATENCY_KEYS:
+        value = timing_json.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def _pick(runs, method, key):
+    """Per-process numbers of method, and the reasons it has none where it has none."""
+    values, reasons = [], []
+    for run in runs:
+        entry = run.get(method)
+        if entry is None:
+            reasons.append(run.get("build", {}).get("error") or f"no result (exit {run.get('returncode')})")
+        elif entry.get("ok") and isinstance(entry.get(key), (int, float)):
+            values.append(float(entry[key]))
+        else:
+            reasons.append(entry.get("skipped") or entry.get("error") or "no number")
+    return values, reasons
+
+
+def _arbiter_values(runs):
+    medians, hosts, reasons = [], [], []
+    for run in runs:
+        entry = run.get("arbiter")
+        if entry is None or not entry.get("ok"):
+            reasons.append((entry or {}).get("error") or run.get("build", {}).get("error") or
+                           f"no result (exit {run.get('returncode')})")
+            continue
+        medians.append(float(entry["result"]["median_ms"]))
+        host = _host_latency(entry.get("timing_json", {}))
+        if host is not None:
+            hosts.append(host)
+    return medians, hosts, reasons
+
+
+def _row(values, reasons, reference):
+    if not values:
+        return {"value_ms": None, "processes": 0, "why": reasons[0] if reasons else "no result", "values_ms": []}
+    value = statistics.median(values)
+    row = {"value_ms": value, "processes": len(values), "values_ms": values,
+           "spread": (max(values) - min(values)) / value if value > 0 else None,
+           "error_pct": 100.0 * (value - reference) / reference if reference else None}
+    if reasons:
+        row["failed_processes"] = reasons
+    return row
+
+
+def summarize(workload_runs):
+    """{method: row} for one workload's {"arbiter": [...], "baselines": [...]} process results."""
+    baselines = workload_runs["baselines"]
+    cupti, cupti_why = _pick(baselines, "cupti", "median_ms")
+    reference = statistics.median(cupti) if cupti else None
+    span, span_why = _pick(baselines, "cupti", "span_median_ms")
+    medians, hosts, arbiter_why = _arbiter_values(workload_runs["arbiter"])
+    kernelbench, kernelbench_why = _pick(baselines, "kernelbench", "mean_ms")
+    do_bench, do_bench_why = _pick(baselines, "do_bench", "median_ms")
+    host_why = arbiter_why or ["the runtime's timing JSON has no host latency key"]
+    return {
+        "reference_ms": reference,
+        "cupti": _row(cupti, cupti_why, reference),
+        "cupti_span": _row(span, span_why, reference),
+        "arbiter": _row(medians, arbiter_why, reference),
+        "arbiter_host": _row(hosts, [] if hosts else host_why, reference),
+        "kernelbench": _row(kernelbench, kernelbench_why, reference),
+        "do_bench": _row(do_bench, do_bench_why, reference),
+    }
+
+
+def _ms(value):
+    return "—" if value is None else f"{value:.4f}"
+
+
+def _pct(value, signed=False):
+    if value is None:
+        return "—"
+    return f"{value:+.1f}%" if signed else f"{100 * value:.1f}%"
+
+
+def _cell(row):
+    if row["value_ms"] is None:
+        return row["why"]
+    return f"{_ms(row['value_ms'])} ({_pct(row.get('error_pct'), signed=True)})"
+
+
+def workload_table(name, what, summary):
+    lines = [f"### {name} — {what}", "",
+             "| method | time (ms) | spread across processes | error vs CUPTI | processes |",
+             "|---|---:|---:|---:|---:|"]
+    for key, heading in METHODS:
+        row = summary[key]
+        if row["value_ms"] is None:
+            lines.append(f"| {heading} | {row['why']} | — | — | 0 |")
+            continue
+        error = "(reference)" if key == "cupti" else _pct(row.get("error_pct"), signed=True)
+        lines.append(f"| {heading} | {_ms(row['value_ms'])} | {_pct(row.get('spread'))} | {error} | {row['processes']} |")
+    return "\n".join(lines) + "\n"
+
+
+def summary_table(doc):
+    keys = [key for key, _ in METHODS if key != "cupti_span"]
+    headings = dict(METHODS)
+    lines = ["| workload | " + " | ".join(headings[k].split(" (")[0] if k != "arbiter" else headings[k] for k in keys) + " |",
+             "|---|" + "---:|" * len(keys)]
+    for name, summary in doc["summary"].items():
+        cells = [_ms(summary["cupti"]["value_ms"])] + [_cell(summary[k]) for k in keys[1:]]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _environment(doc):
+    for runs in doc["runs"].values():
+        for run in runs["baselines"] + runs["arbiter"]:
+            if "env" in run:
+                return run["env"]
+    return {}
+
+
+def _size(runs):
+    for run in runs["baselines"] + runs["arbiter"]:
+        if "workload_info" in run:
+            return run["workload_info"]["size"]
+    return "?"
+
+
+def markdown(doc):
+    env = _environment(doc)
+    machine = env.get("gpu") or f"{doc['device']} (no GPU)"
+    parts = [f"# Timing fidelity — {machine}", "",
+             f"torch {env.get('torch', '?')}, CUDA {env.get('cuda', '—')}, Python {env.get('python', '?')}; "
+             f"{doc['procs']} fresh processes per workload and method; generated {doc['generated_at']} "
+             f"in {doc.get('wall_s', '?')} s{' (quick: tiny sizes, short timing)' if doc['quick'] else ''}.", "",
+             "Times in ms: the median over processes of each process's own number; in parentheses and in "
+             "the error column, the difference from the CUPTI kernel time. Spread = (max − min) / median "
+             "of the per-process numbers.", "",
+             "## Summary", "", summary_table(doc), "## Per workload", ""]
+    for name, summary in doc["summary"].items():
+        what = doc["workloads"][name]
+        if doc["quick"]:
+            what += f" (quick: size {_size(doc['runs'][name])})"
+        parts.append(workload_table(name, what, summary))
+    parts.append(f"Command: `{doc['command']}`\n")
+    return "\n".join(parts)

@@ -1,0 +1,124 @@
+"""Timing fidelity: how close arbiter's reported time, KernelBench's method and triton's do_bench
+come to the kernels' own durations as CUPTI reports them, on four workloads (workloads.py).
+
+Per workload and repetition, two fresh processes (worker.py), interleaved so that drift hits every
+method alike: one times the workload through arbiter's own path (arbiter_runner.timing.time_model,
+as a candidate is timed), the other runs KernelBench's method, do_bench and then the CUPTI
+reference (torch.profiler). Each method's number across processes is the median of the
+per-process numbers; spread = (max - min) / median of them; error = (method - CUPTI) / CUPTI.
+
+Writes to --out: results.json (every raw number, every process's timing JSON) and results.md.
+
+  python3 bench/timing_fidelity/run.py --out OUT [--runtime-lib PATH] [--procs 5]
+  python3 bench/timing_fidelity/run.py --device cpu --quick --out OUT   (the CPU self-test)"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+import report  # noqa: E402
+import workloads  # noqa: E402
+
+
+def find_runtime_lib(given):
+    if given:
+        return str(pathlib.Path(given).resolve())
+    if os.environ.get("ARBITER_RUNTIME_LIB"):
+        return os.environ["ARBITER_RUNTIME_LIB"]
+    found = sorted(glob.glob(str(ROOT / ".gpu" / "build" / "lib" / "libarbiter_runtime.so")) +
+                   glob.glob(str(ROOT / "build" / "*" / "lib" / "libarbiter_runtime.so")))
+    if not found:
+        sys.exit("run.py: no libarbiter_runtime.so: pass --runtime-lib or set ARBITER_RUNTIME_LIB")
+    return found[0]
+
+
+def run_worker(args, mode, workload, rep, work):
+    """One fresh process; its result JSON, or a record of why there is none."""
+    tag = f"{workload}-{mode}-{rep}"
+    out = os.path.join(work, f"{tag}.json")
+    cmd = [sys.executable, str(HERE / "worker.py"), "--mode", mode, "--workload", workload, "--device", args.device,
+           "--runtime-lib", args.runtime_lib, "--out", out, "--work", os.path.join(work, tag)]
+    if args.quick:
+        cmd.append("--quick")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")])))
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.worker_timeout, env=env)
+        returncode, stderr = proc.returncode, proc.stderr
+    except subprocess.TimeoutExpired as exc:  # subprocess.run has killed it
+        returncode = "timeout"
+        stderr = exc.stderr.decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+    result = {"mode": mode, "workload": workload}
+    if os.path.exists(out):
+        with open(out, encoding="utf-8") as file:
+            result = json.load(file)
+    result.update({"rep": rep, "returncode": returncode, "wall_s": round(time.monotonic() - started, 3)})
+    if returncode != 0:
+        result["stderr_tail"] = stderr[-3000:]
+    print(f"  {tag}: exit {returncode} in {result['wall_s']:.1f} s", file=sys.stderr, flush=True)
+    return result
+
+
+def measure(args):
+    work = tempfile.mkdtemp(prefix="timing_fidelity_")
+    runs = {}
+    for workload in args.workloads:
+        print(f"{workload}: {workloads.WORKLOADS[workload]}", file=sys.stderr, flush=True)
+        runs[workload] = {"arbiter": [], "baselines": []}
+        for rep in range(args.procs):
+            for mode in ("arbiter", "baselines"):
+                runs[workload][mode].append(run_worker(args, mode, workload, rep, work))
+    return runs
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="folder for results.json and results.md (created)")
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and short timing (the CPU self-test)")
+    parser.add_argument("--procs", type=int, default=5, help="fresh processes per workload and method (default 5)")
+    parser.add_argument("--workloads", default=",".join(workloads.WORKLOADS), help="comma-separated subset")
+    parser.add_argument("--runtime-lib", help="libarbiter_runtime.so (default: $ARBITER_RUNTIME_LIB, .gpu/build/lib, build/*/lib)")
+    parser.add_argument("--worker-timeout", type=float, default=180, help="seconds per worker process")
+    args = parser.parse_args(argv)
+    args.workloads = [w for w in args.workloads.split(",") if w]
+    unknown = [w for w in args.workloads if w not in workloads.WORKLOADS]
+    if unknown:
+        parser.error(f"unknown workloads {unknown}; known: {', '.join(workloads.WORKLOADS)}")
+    if args.procs < 1:
+        parser.error("--procs must be at least 1")
+    args.runtime_lib = find_runtime_lib(args.runtime_lib)
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    started = time.monotonic()
+    runs = measure(args)
+    doc = {"generated_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "command": " ".join([os.path.basename(sys.executable), *sys.argv]) if argv is None else " ".join(argv),
+           "device": args.device, "quick": args.quick, "procs": args.procs, "runtime_lib": args.runtime_lib,
+           "workloads": {w: workloads.WORKLOADS[w] for w in args.workloads},
+           "summary": {w: report.summarize(runs[w]) for w in args.workloads}, "runs": runs}
+    doc["wall_s"] = round(time.monotonic() - started, 1)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as file:
+        json.dump(doc, file, indent=1)
+    with open(os.path.join(args.out, "results.md"), "w", encoding="utf-8") as file:
+        file.write(report.markdown(doc))
+    print(f"wrote {args.out}/results.json and results.md in {doc['wall_s']} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

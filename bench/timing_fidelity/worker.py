@@ -1,0 +1,230 @@
+"""One fresh process of the timing fidelity benchmark (run.py starts it):
+
+  --mode arbiter     arbiter's own timing path, exactly as a candidate is timed:
+                     arbiter_runner.timing.time_model over the runtime library (libarbiter_runtime.so);
+                     the result dict and the whole timing JSON the runtime wrote.
+  --mode baselines   (b) KernelBench's method, (c) triton.testing.do_bench, then (a) the reference:
+                     CUPTI kernel durations through torch.profiler. Each method is independent: one
+                     that fails records its error and the next still runs.
+
+The result JSON is rewritten after every method, so a process that dies keeps what it measured."""
+import argparse
+import json
+import os
+import pathlib
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+
+import torch  # noqa: E402
+
+import workloads  # noqa: E402
+
+# `arbiter eval`'s timing defaults (include/arbiter/pipeline/options.hpp, timing_options).
+ARBITER_TIMING = {"warmup_calls": 3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.1, "max_time_s": 2.0,
+                  "target_rel_noise": 0.01, "l2_flush_bytes": 0}
+QUICK_TIMING = {**ARBITER_TIMING, "min_time_s": 0.0, "max_time_s": 0.3}
+
+KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
+KERNELBENCH_CALLS, KERNELBENCH_WARMUP = 100, 3
+CUPTI_CALLS, CUPTI_WARMUP = 50, 5
+NEEDS_CUDA = "skipped: needs cuda"
+
+
+def _sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _error(exc):
+    return {"ok": False, "error": f"{type(exc).__name__}: {exc}".splitlines()[0][:500],
+            "traceback": traceback.format_exc()[-4000:]}
+
+
+def measure_arbiter(model, input_sets, args):
+    from arbiter_runner import runtime as rt
+    from arbiter_runner import timing
+    runtime = rt.load(args.runtime_lib)
+    json_path = os.path.join(args.work, "timing.json")
+    config = QUICK_TIMING if args.quick else ARBITER_TIMING
+    with torch.no_grad():
+        result = timing.time_model(runtime, model, input_sets, args.device, config, json_path)
+    with open(json_path, encoding="utf-8") as file:
+        timing_json = json.load(file)
+    return {"ok": True, "result": result, "timing_json": timing_json, "timing_config": config}
+
+
+def _flush_buffer(device, quick):
+    # KernelBench thrashes L2 with a fresh 256 MB tensor filled with zeros before every trial.
+    nbytes = 16 * 1024 * 1024 if quick else KERNELBENCH_FLUSH_BYTES
+    return torch.empty(nbytes, dtype=torch.uint8, device=device).zero_()
+
+
+def measure_kernelbench(model, inputs, args):
+    """Flush, start event, call, end event, synchronize; the mean of the calls after warm-ups.
+    On cpu the same loop with the host clock."""
+    calls = 10 if args.quick else KERNELBENCH_CALLS
+    for _ in range(KERNELBENCH_WARMUP):
+        model(*inputs)
+    _sync(args.device)
+    times = []
+    for _ in range(calls):
+        _flush_buffer(args.device, args.quick)
+        if args.device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            model(*inputs)
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        else:
+            begin = time.perf_counter()
+            model(*inputs)
+            times.append((time.perf_counter() - begin) * 1e3)
+    return {"ok": True, "mean_ms": statistics.fmean(times), "median_ms": statistics.median(times), "calls": calls,
+            "clock": "cuda_event" if args.device == "cuda" else "perf_counter", "times_ms": times}
+
+
+def measure_do_bench(model, inputs, args):
+    if args.device != "cuda":
+        return {"ok": False, "skipped": NEEDS_CUDA}
+    try:
+        import triton
+        import triton.testing
+    except ImportError as exc:
+        return {"ok": False, "skipped": f"triton unavailable: {exc}"}
+    ms = triton.testing.do_bench(lambda: model(*inputs), return_mode="median")
+    return {"ok": True, "median_ms": float(ms), "triton": triton.__version__}
+
+
+def _device_activities(trace_path):
+    """(start_us, dur_us, name) of every kernel, memset and memcpy in a chrome trace, by start."""
+    with open(trace_path, encoding="utf-8") as file:
+        trace = json.load(file)
+    events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace
+    device_cats = {"kernel", "gpu_memset", "gpu_memcpy", "memset", "memcpy"}
+    out = [(float(e["ts"]), float(e.get("dur", 0.0)), str(e.get("name", ""))) for e in events
+           if e.get("ph") == "X" and str(e.get("cat", "")).lower() in device_cats]
+    return sorted(out)
+
+
+def _profile(body, trace_path):
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        body()
+        torch.cuda.synchronize()
+    prof.export_chrome_trace(trace_path)
+    return _device_activities(trace_path)
+
+
+def _per_call(activities, flush_names):
+    """Device activities grouped into calls: each flush starts a new call and is not counted."""
+    calls, current = [], None
+    for start, dur, name in activities:
+        if name in flush_names:
+            if current:
+                calls.append(current)
+            current = []
+        elif current is not None:
+            current.append((start, dur, name))
+    if current:
+        calls.append(current)
+    return calls
+
+
+def measure_cupti(model, input_sets, args):
+    """The reference: kernel durations as CUPTI reports them (torch.profiler uses kineto, which uses
+    CUPTI). The flush is identified by profiling it alone first: whatever device work a flush
+    launches is a separator between calls, never counted in them."""
+    if args.device != "cuda":
+        return {"ok": False, "skipped": NEEDS_CUDA}
+    # fill_(1) on bytes: a kernel no workload launches (zero_ may become a memset, as library
+    # calls' own workspace clears do).
+    flush = torch.empty(KERNELBENCH_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    flush_only = _profile(lambda: [flush.fill_(1) for _ in range(3)], os.path.join(args.work, "flush_trace.json"))
+    flush_names = {name for _, _, name in flush_only}
+    if not flush_names:
+        return {"ok": False, "error": "torch.profiler recorded no device activity for the flush"}
+    for call_idx in range(CUPTI_WARMUP):
+        model(*input_sets[call_idx % len(input_sets)])
+    torch.cuda.synchronize()
+
+    def body():
+        for call_idx in range(CUPTI_CALLS):
+            flush.fill_(1)
+            model(*input_sets[call_idx % len(input_sets)])
+            torch.cuda.synchronize()
+
+    calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), flush_names)
+    if len(calls) != CUPTI_CALLS:
+        return {"ok": False, "error": f"found {len(calls)} calls between flushes, expected {CUPTI_CALLS}",
+                "flush_names": sorted(flush_names)}
+    sums = [sum(dur for _, dur, _ in call) / 1e3 for call in calls]
+    spans = [(call[-1][0] + call[-1][1] - call[0][0]) / 1e3 for call in calls]
+    return {"ok": True, "median_ms": statistics.median(sums), "span_median_ms": statistics.median(spans),
+            "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
+            "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),
+            "sums_ms": sums, "spans_ms": spans}
+
+
+def _environment(device):
+    env = {"python": platform.python_version(), "torch": torch.__version__, "device": device}
+    if device == "cuda":
+        env.update({"gpu": torch.cuda.get_device_name(0), "cuda": torch.version.cuda})
+    return env
+
+
+def _write(path, result):
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as file:
+        json.dump(result, file)
+    os.replace(tmp, path)
+
+
+def _run_method(result, name, measure, out_path):
+    try:
+        result[name] = measure()
+    except Exception as exc:  # noqa: BLE001 - one failing method must not cost the others
+        result[name] = _error(exc)
+    _write(out_path, result)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mode", choices=("arbiter", "baselines"), required=True)
+    parser.add_argument("--workload", choices=sorted(workloads.WORKLOADS), required=True)
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runtime-lib", default=os.environ.get("ARBITER_RUNTIME_LIB"))
+    parser.add_argument("--out", required=True, help="result JSON of this process")
+    parser.add_argument("--work", help="scratch folder (default: a temporary one)")
+    args = parser.parse_args(argv)
+    args.work = args.work or tempfile.mkdtemp(prefix="timing_fidelity_")
+    os.makedirs(args.work, exist_ok=True)
+    result = {"mode": args.mode, "workload": args.workload, "pid": os.getpid(), "env": _environment(args.device)}
+    try:
+        model, input_sets, info = workloads.build(args.workload, args.device, args.quick)
+    except Exception as exc:  # noqa: BLE001
+        result["build"] = _error(exc)
+        _write(args.out, result)
+        return 1
+    result["workload_info"] = info
+    with torch.no_grad():
+        if args.mode == "arbiter":
+            _run_method(result, "arbiter", lambda: measure_arbiter(model, input_sets, args), args.out)
+        else:
+            _run_method(result, "kernelbench", lambda: measure_kernelbench(model, input_sets[0], args), args.out)
+            _run_method(result, "do_bench", lambda: measure_do_bench(model, input_sets[0], args), args.out)
+            _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

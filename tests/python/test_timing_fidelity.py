@@ -1,0 +1,77 @@
+"""The timing fidelity benchmark (bench/timing_fidelity) on its quick CPU path: fresh worker
+processes, arbiter's own timing path through the built runtime, the JSON and the Markdown table.
+The CUDA-only methods must say they were skipped, never fail."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RUN = os.path.join(ROOT, "bench", "timing_fidelity", "run.py")
+
+
+def test_quick_cpu_run_writes_json_and_table(tmp_path, runtime_lib):
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, RUN, "--device", "cpu", "--quick", "--procs", "2", "--workloads", "tiny",
+                           "--runtime-lib", runtime_lib, "--out", str(out)], capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["procs"] == 2 and list(doc["summary"]) == ["tiny"]
+    runs = doc["runs"]["tiny"]
+    assert len(runs["arbiter"]) == 2 and len(runs["baselines"]) == 2
+    assert len({run["pid"] for run in runs["arbiter"] + runs["baselines"]}) == 4  # every one a fresh process
+    for run in runs["arbiter"]:
+        assert run["arbiter"]["ok"], run
+        assert run["arbiter"]["timing_json"]["median_ms"] == run["arbiter"]["result"]["median_ms"]
+        assert run["arbiter"]["timing_json"]["clock"] == "steady_clock"
+    for run in runs["baselines"]:
+        assert run["kernelbench"]["ok"] and run["kernelbench"]["calls"] == 10
+        assert run["do_bench"] == {"ok": False, "skipped": "skipped: needs cuda"}
+        assert run["cupti"] == {"ok": False, "skipped": "skipped: needs cuda"}
+    summary = doc["summary"]["tiny"]
+    assert summary["reference_ms"] is None
+    assert summary["arbiter"]["processes"] == 2 and summary["arbiter"]["value_ms"] > 0
+    assert summary["arbiter"]["spread"] >= 0 and summary["arbiter"]["error_pct"] is None
+    assert summary["cupti"]["why"] == "skipped: needs cuda"
+    table = (out / "results.md").read_text()
+    assert "| workload | CUPTI kernel time | arbiter (median_ms) |" in table
+    assert "### tiny" in table and "| arbiter (median_ms) | " in table
+    assert sorted(os.listdir(out)) == ["results.json", "results.md"]
+
+
+def test_summary_errors_are_against_cupti():
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import report
+    baselines = [{"cupti": {"ok": True, "median_ms": v, "span_median_ms": v * 1.1}, "kernelbench": {"ok": True, "mean_ms": v * 1.5},
+                  "do_bench": {"ok": False, "error": "RuntimeError: boom"}} for v in (1.0, 1.0, 2.0)]
+    arbiter = [{"arbiter": {"ok": True, "result": {"median_ms": m}, "timing_json": {"median_ms": m, "host_median_ms": m + 1}}}
+               for m in (1.1, 1.2, 1.0)]
+    arbiter.append({"returncode": -9})
+    summary = report.summarize({"arbiter": arbiter, "baselines": baselines})
+    assert summary["reference_ms"] == 1.0
+    assert abs(summary["arbiter"]["value_ms"] - 1.1) < 1e-12
+    assert abs(summary["arbiter"]["error_pct"] - 10.0) < 1e-9
+    assert abs(summary["arbiter"]["spread"] - 0.2 / 1.1) < 1e-12
+    assert summary["arbiter"]["failed_processes"] == ["no result (exit -9)"]
+    assert abs(summary["arbiter_host"]["value_ms"] - 2.1) < 1e-12
+    assert abs(summary["kernelbench"]["error_pct"] - 50.0) < 1e-9
+    assert summary["do_bench"]["value_ms"] is None and summary["do_bench"]["why"] == "RuntimeError: boom"
+
+
+def test_cupti_trace_is_split_into_calls_at_the_flush(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import worker
+    flush = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<unsigned char> >"
+    events = [{"ph": "X", "cat": "cpu_op", "name": "aten::fill_", "ts": 0.0, "dur": 50.0}]
+    for call_idx in range(3):
+        base = 1000.0 * call_idx
+        events += [{"ph": "X", "cat": "kernel", "name": flush, "ts": base, "dur": 100.0},
+                   {"ph": "X", "cat": "kernel", "name": "gemm", "ts": base + 200.0, "dur": 30.0},
+                   {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "ts": base + 190.0, "dur": 2.0},
+                   {"ph": "X", "cat": "Kernel", "name": "relu", "ts": base + 240.0, "dur": 8.0}]
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps({"traceEvents": events}))
+    calls = worker._per_call(worker._device_activities(str(trace)), {flush})
+    assert len(calls) == 3
+    assert [name for _, _, name in calls[0]] == ["Memset (Device)", "gemm", "relu"]
+    assert sum(dur for _, dur, _ in calls[1]) == 40.0
