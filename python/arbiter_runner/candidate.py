@@ -9,7 +9,7 @@ import torch
 from . import guard_checks, problem, tensors
 from .bundle import read_bundle, write_bundle
 from .phases import case_path, phase, shape_path, timing_path
-from .timing import Capture, time_model
+from .timing import Capture, harness_stream, time_model
 
 MAX_STRESS_SCALES = 16
 
@@ -62,8 +62,9 @@ def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
         # Output sizes are known from the previous case; the first case uses the largest input.
         tensor_sizes = tensors.nbytes_of([v for v in inputs if isinstance(v, torch.Tensor)])
         tensors.poison_allocator(device, poison_sizes or [max(tensor_sizes, default=0)])
-        outputs = tensors.normalise_outputs(model(*inputs))
-        tensors.synchronize(device)
+        with runtime.probe_window("case", shape_idx, seed_idx, harness_stream(device)):
+            outputs = tensors.normalise_outputs(model(*inputs))
+            tensors.synchronize(device)
         after = tensors.hash_values(runtime, inputs, device)
         types, aliases = guard_checks.output_evidence(outputs, inputs)
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
@@ -110,7 +111,8 @@ def _time(job, runtime, events, model, shape_idx):
     with phase(events, "timing", shape_idx=shape_idx):
         input_sets = [read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
                       for seed_idx in range(int(job["num_seeds"]))]
-        time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx), capture)
+        time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx), capture,
+                   group=shape_idx)
         if capture is not None:
             _write_captures(job, runtime, shape_idx, capture.finish(), len(input_sets))
     events.emit("timed", shape_idx=shape_idx)

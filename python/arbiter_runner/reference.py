@@ -67,7 +67,7 @@ def time_shape(job, runtime, events, model, shape_idx):
     with phase(events, "timing", shape_idx=shape_idx):
         input_sets = [read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
                       for seed_idx in range(int(job["num_seeds"]))]
-        time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx))
+        time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx), group=shape_idx)
     events.emit("timed", shape_idx=shape_idx)
 
 

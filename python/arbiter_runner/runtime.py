@@ -27,6 +27,8 @@ class TimingConfig(ctypes.Structure):
         ("target_rel_noise", ctypes.c_double),
         ("stream", ctypes.c_uint64),
         ("l2_flush_bytes", ctypes.c_uint64),
+        ("probe_group", ctypes.c_int64),
+        ("after_call", CALL_FN),
     ]
 
 
@@ -69,6 +71,8 @@ def _declare(lib):
         "arb_hash_bytes": (c.c_uint64, [p, c.c_uint64, c.c_uint64]),
         "arb_time": (c.c_int, [c.POINTER(TimingConfig), CALL_FN, p, c.c_char_p, c.POINTER(TimingResult)]),
         "arb_device_synchronize": (c.c_int, [c.c_int32]),
+        "arb_probe_begin": (c.c_int, [c.c_char_p, c.c_int64, c.c_int64, c.c_uint64]),
+        "arb_probe_end": (c.c_int, []),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)
@@ -94,8 +98,25 @@ class Runtime:
     def hash_bytes(self, address, nbytes, seed):
         return self.lib.arb_hash_bytes(address, nbytes, seed)
 
+    def probe_window(self, label, group, index, stream):
+        """A window of the CUPTI probe (docs/probe.md) around a block; a no-op without the probe."""
+        return _ProbeWindow(self.lib, label, group, index, stream)
+
     def synchronize(self, device):
         self.check(self.lib.arb_device_synchronize(DEVICE_CODES[device]), "arb_device_synchronize")
+
+
+class _ProbeWindow:
+    def __init__(self, lib, label, group, index, stream):
+        self.lib, self.args = lib, (label.encode(), group, index, stream)
+
+    def __enter__(self):
+        self.lib.arb_probe_begin(*self.args)
+        return self
+
+    def __exit__(self, *_exc):
+        self.lib.arb_probe_end()
+        return False
 
 
 _loaded = {}

@@ -41,27 +41,38 @@ def _cloned(out):
 
 
 class _Call:
-    """The callback state: input sets, and the first exception a forward raised."""
+    """The callback state: input sets, the last call's output (handed to the Capture by the
+    after-call hook, outside the timed span, so a clone never adds to a sample), and the first
+    exception a forward raised."""
 
     def __init__(self, model, input_sets, capture=None):
         self.model = model
         self.input_sets = input_sets
         self.capture = capture
+        self.last = None
         self.error = None
 
     def __call__(self, _user, call_idx):
         try:
             inputs = self.input_sets[call_idx % len(self.input_sets)]
-            out = self.model(*inputs)
-            if self.capture is not None:
-                self.capture.after(call_idx, out)
+            self.last = self.model(*inputs)
             return 0
         except BaseException as exc:  # noqa: B902 - SystemExit from a forward must not pass as success
             self.error = exc
             return 1
 
+    def after_call(self, _user, call_idx):
+        try:
+            out, self.last = self.last, None
+            if self.capture is not None:
+                self.capture.after(call_idx, out)
+            return 0
+        except BaseException as exc:  # noqa: B902
+            self.error = exc
+            return 1
 
-def _config(device, timing):
+
+def _config(device, timing, group, after_call):
     config = rt.TimingConfig()
     config.device = rt.DEVICE_CODES[device]
     config.warmup_calls = int(timing.get("warmup_calls", 3))
@@ -71,19 +82,26 @@ def _config(device, timing):
     config.max_time_s = float(timing.get("max_time_s", 2.0))
     config.target_rel_noise = float(timing.get("target_rel_noise", 0.01))
     config.l2_flush_bytes = int(timing.get("l2_flush_bytes", 0))
-    # The harness stream is the one the model's work is queued on: PyTorch's current stream.
-    config.stream = torch.cuda.current_stream().cuda_stream if device == "cuda" else 0
+    config.stream = harness_stream(device)
+    config.probe_group = group
+    config.after_call = after_call
     return config
 
 
-def time_model(runtime, model, input_sets, device, timing, json_path, capture=None):
+def harness_stream(device):
+    """The stream the model's work is queued on (PyTorch's current stream), as an integer."""
+    return torch.cuda.current_stream().cuda_stream if device == "cuda" else 0
+
+
+def time_model(runtime, model, input_sets, device, timing, json_path, capture=None, group=-1):
     """Times model over input_sets (call i uses set i % len) and writes json_path. Returns the
     arb_timing_result as a dict. A forward's exception is re-raised as is. With a Capture, some
-    outputs of timed calls are kept for verification."""
+    outputs of timed calls are kept for verification. group names the probe's windows (the shape)."""
     os.makedirs(os.path.dirname(os.fspath(json_path)) or ".", exist_ok=True)
     call = _Call(model, input_sets, capture)
-    callback = rt.CALL_FN(call)  # kept referenced for the whole arb_time call
-    config = _config(device, timing)
+    callback = rt.CALL_FN(call)  # both kept referenced for the whole arb_time call
+    after_call = rt.CALL_FN(call.after_call)
+    config = _config(device, timing, group, after_call)
     if device == "cuda":
         torch.cuda.synchronize()  # also makes the device's context current on this thread
     result = rt.TimingResult()

@@ -101,6 +101,9 @@ std::optional<store::measurement_record> read_timing(const fs::path& file) {
   m.mean_ms = t.value("mean_ms", 0.0);
   m.rel_noise = t.value("rel_noise", 0.0);
   m.samples = t.value("samples", std::int64_t{0});
+  m.method = t.value("method", "");
+  if (t.contains("host_median_ms") && t["host_median_ms"].is_number()) m.host_median_ms = t["host_median_ms"].get<double>();
+  m.throttled = t.value("throttled_samples", std::int64_t{0});
   return m;
 }
 

@@ -6,6 +6,7 @@
 #include "bundle_writer.hpp"
 #include "cuda_driver.hpp"
 #include "failure.hpp"
+#include "probe_link.hpp"
 
 #include <xxhash.h>
 
@@ -154,11 +155,28 @@ int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const 
     const stop_rule rule{config->min_samples, config->max_samples, config->min_time_s, config->max_time_s,
                          config->target_rel_noise};
     const std::unique_ptr<sample_clock> clock = make_clock(*config);
-    const timing_run run =
-        run_timing(rule, config->warmup_calls, *clock, [&](int64_t call_idx) { return fn(user, call_idx); });
+    probe_marks marks(config->probe_group, config->stream);
+    timing_hooks hooks{&marks, {}};
+    if (config->after_call) hooks.after_call = [&](int64_t call_idx) { return config->after_call(user, call_idx); };
+    const timing_run run = run_timing(
+        rule, config->warmup_calls, *clock, [&](int64_t call_idx) { return fn(user, call_idx); }, steady_seconds, hooks);
     if (json_path) write_timing_json(json_path, run);
     if (out) fill_result(run, *out);
   });
+}
+
+int arb_probe_begin(const char* label, int64_t group, int64_t index, uint64_t stream) {
+  const probe_link& link = probe_link::get();
+  if (!link.present()) return 0;
+  link.begin(label ? label : "", group, index, stream);
+  return 1;
+}
+
+int arb_probe_end(void) {
+  const probe_link& link = probe_link::get();
+  if (!link.present()) return 0;
+  link.end();
+  return 1;
 }
 
 int arb_device_synchronize(int32_t device) {

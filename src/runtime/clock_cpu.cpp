@@ -16,6 +16,12 @@ public:
 
   const char* device_name() const noexcept override { return "cpu"; }
   const char* clock_name() const noexcept override { return "steady_clock"; }
+  clock_info info() const override {
+    clock_info i;
+    i.method = "steady_clock";
+    i.monitor = "none on cpu";
+    return i;
+  }
 
   void prepare(int64_t sample_idx) override {
     std::memset(m_flush.data(), static_cast<int>(sample_idx & 0xff), m_flush.size());
@@ -23,12 +29,15 @@ public:
     m_sink = m_flush[static_cast<size_t>(sample_idx) % m_flush.size()];
   }
 
-  double time_call(const std::function<void()>& call) override {
+  clock_sample time_call(const std::function<void()>& call) override {
     const auto start = std::chrono::steady_clock::now();
     call();
     const auto end = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::milli>(end - start).count();
+    return {std::chrono::duration<double, std::milli>(end - start).count()};
   }
+
+  bool measures_host_latency() const noexcept override { return false; }
+  double time_host(const std::function<void()>& call) override { return time_call(call).ms; }
 
 private:
   std::vector<unsigned char> m_flush;

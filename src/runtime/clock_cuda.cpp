@@ -1,13 +1,22 @@
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "arbiter/runtime/sample_clock.hpp"
+#include "arbiter/runtime/timing_stats.hpp"
+#include "clock_monitor.hpp"
 #include "cuda_driver.hpp"
 #include "failure.hpp"
+#include "stream_hold.hpp"
+
+#include <chrono>
+#include <vector>
 
 namespace arbiter::runtime {
 
 namespace {
 
 constexpr uint64_t k_fallback_l2_bytes = 64ull << 20; // if the driver reports no L2 size
+// Long enough for any host to queue one call; a call that waits for the device costs it once.
+constexpr uint64_t k_hold_timeout_ns = 200'000'000;
+constexpr int k_floor_repeats = 21;
 
 class cuda_clock final : public sample_clock {
 public:
@@ -20,6 +29,8 @@ public:
     try {
       m_driver.check(m_driver.event_create(&m_start, k_cu_event_default), "cuEventCreate");
       m_driver.check(m_driver.event_create(&m_end, k_cu_event_default), "cuEventCreate");
+      start_hold();
+      start_monitor(device);
     } catch (...) {
       release();
       throw;
@@ -31,6 +42,11 @@ public:
 
   const char* device_name() const noexcept override { return "cuda"; }
   const char* clock_name() const noexcept override { return "cuda_event"; }
+  clock_info info() const override {
+    clock_info i = m_info;
+    i.method = m_hold ? "held_events" : "events";
+    return i;
+  }
 
   void prepare(int64_t sample_idx) override {
     // A value that changes per sample, so no cache or compression can treat the flush as a no-op.
@@ -42,18 +58,87 @@ public:
     m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (before sample)");
   }
 
-  double time_call(const std::function<void()>& call) override {
+  clock_sample time_call(const std::function<void()>& call) override {
+    clock_sample s;
+    s.held = m_hold != nullptr;
+    s.ms = timed_span(call);
+    if (s.held && !m_hold->released_by_host()) {
+      // The call waited for the device while the hold kept it busy: it synchronises. The sample
+      // still measured the work (the hold ended by its timeout first); later ones go unheld.
+      s.held = false;
+      m_hold.reset();
+      m_info.fallback = "a call waited for the device (it synchronises): timed without the stream hold";
+    }
+    if (m_monitor) {
+      const clock_reading r = m_monitor->read();
+      s.sm_mhz = r.sm_mhz;
+      s.throttled = r.throttled;
+      s.power_capped = r.power_capped;
+    }
+    return s;
+  }
+
+  bool measures_host_latency() const noexcept override { return true; }
+  double time_host(const std::function<void()>& call) override {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (after host-latency call)");
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+private:
+  /// Events around call on the harness stream (behind the hold when there is one), then a
+  /// full-device synchronise: work the call left on other streams delays the sample's end (T1).
+  double timed_span(const std::function<void()>& call) {
+    if (m_hold) m_hold->engage(m_stream, k_hold_timeout_ns);
+    struct releaser {
+      stream_hold* hold;
+      ~releaser() {
+        if (hold) hold->release();
+      }
+    } guard{m_hold.get()};
     m_driver.check(m_driver.event_record(m_start, m_stream), "cuEventRecord (start)");
     call();
     m_driver.check(m_driver.event_record(m_end, m_stream), "cuEventRecord (end)");
-    // Full-device bracket: work the call left on other streams delays the sample's end (T1).
+    if (m_hold) m_hold->release();
     m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (after sample)");
     float elapsed_ms = 0;
     m_driver.check(m_driver.event_elapsed_time(&elapsed_ms, m_start, m_end), "cuEventElapsedTime");
     return elapsed_ms;
   }
 
-private:
+  void start_hold() {
+    try {
+      m_hold = std::make_unique<stream_hold>(m_driver);
+    } catch (const runtime_failure& failure) {
+      m_info.fallback = std::string("stream hold unavailable: ") + failure.what();
+      return;
+    }
+    m_info.floor_ms = median_span([] {});
+    m_info.empty_kernel_ms = median_span([this] { m_hold->launch_empty(m_stream); });
+  }
+
+  double median_span(const std::function<void()>& between) {
+    std::vector<double> spans;
+    for (int rep = 0; rep < k_floor_repeats && m_hold; ++rep) {
+      m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (floor)");
+      spans.push_back(timed_span(between));
+    }
+    return spans.empty() ? NAN : summarize_samples(spans).median_ms;
+  }
+
+  void start_monitor(cu_device device) {
+    char bus_id[64] = {};
+    if (m_driver.device_get_pci_bus_id(bus_id, sizeof bus_id, device) != 0) {
+      m_info.monitor = "no PCI bus id for the device";
+      return;
+    }
+    std::string why;
+    m_monitor = make_clock_monitor(bus_id, &why);
+    m_info.monitor = m_monitor ? "nvml" : why;
+    if (m_monitor) m_info.max_sm_mhz = m_monitor->max_sm_mhz();
+  }
+
   uint64_t l2_bytes(cu_device device) const {
     int bytes = 0;
     m_driver.check(m_driver.device_get_attribute(&bytes, k_cu_attr_l2_cache_size, device), "cuDeviceGetAttribute (L2)");
@@ -61,6 +146,7 @@ private:
   }
 
   void release() noexcept {
+    m_hold.reset();
     if (m_start) m_driver.event_destroy(m_start);
     if (m_end) m_driver.event_destroy(m_end);
     if (m_flush) m_driver.mem_free(m_flush);
@@ -74,6 +160,9 @@ private:
   uint64_t m_flush_words = 0;
   cu_event m_start = nullptr;
   cu_event m_end = nullptr;
+  std::unique_ptr<stream_hold> m_hold;
+  std::unique_ptr<clock_monitor> m_monitor;
+  clock_info m_info;
 };
 
 } // namespace

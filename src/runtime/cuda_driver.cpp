@@ -44,6 +44,14 @@ cuda_driver load_driver() {
   bind_either(library, driver.event_destroy, "cuEventDestroy_v2", "cuEventDestroy");
   bind(library, driver.event_record, "cuEventRecord", true);
   bind_either(library, driver.event_elapsed_time, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+  bind(library, driver.module_load_data, "cuModuleLoadData", true);
+  bind(library, driver.module_unload, "cuModuleUnload", true);
+  bind(library, driver.module_get_function, "cuModuleGetFunction", true);
+  bind(library, driver.launch_kernel, "cuLaunchKernel", true);
+  bind(library, driver.mem_host_alloc, "cuMemHostAlloc", true);
+  bind(library, driver.mem_free_host, "cuMemFreeHost", true);
+  bind_either(library, driver.mem_host_get_device_pointer, "cuMemHostGetDevicePointer_v2", "cuMemHostGetDevicePointer");
+  bind(library, driver.device_get_pci_bus_id, "cuDeviceGetPCIBusId", true);
   bind(library, driver.get_error_name, "cuGetErrorName", false);
   return driver;
 }

@@ -13,9 +13,12 @@ using cu_deviceptr = unsigned long long;
 using cu_context = struct cu_context_opaque*;
 using cu_stream = struct cu_stream_opaque*;
 using cu_event = struct cu_event_opaque*;
+using cu_module = struct cu_module_opaque*;
+using cu_function = struct cu_function_opaque*;
 
 inline constexpr int k_cu_attr_l2_cache_size = 38; // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE
 inline constexpr unsigned k_cu_event_default = 0;  // CU_EVENT_DEFAULT
+inline constexpr unsigned k_cu_host_alloc_portable_mapped = 0x01 | 0x02; // CU_MEMHOSTALLOC_PORTABLE | _DEVICEMAP
 
 struct cuda_driver {
   cu_result (*ctx_get_current)(cu_context*) = nullptr;
@@ -30,6 +33,15 @@ struct cuda_driver {
   cu_result (*event_destroy)(cu_event) = nullptr;
   cu_result (*event_record)(cu_event, cu_stream) = nullptr;
   cu_result (*event_elapsed_time)(float*, cu_event, cu_event) = nullptr;
+  cu_result (*module_load_data)(cu_module*, const void*) = nullptr;
+  cu_result (*module_unload)(cu_module) = nullptr;
+  cu_result (*module_get_function)(cu_function*, cu_module, const char*) = nullptr;
+  cu_result (*launch_kernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             cu_stream, void**, void**) = nullptr;
+  cu_result (*mem_host_alloc)(void**, size_t, unsigned) = nullptr;
+  cu_result (*mem_free_host)(void*) = nullptr;
+  cu_result (*mem_host_get_device_pointer)(cu_deviceptr*, void*, unsigned) = nullptr;
+  cu_result (*device_get_pci_bus_id)(char*, int, cu_device) = nullptr;
   cu_result (*get_error_name)(cu_result, const char**) = nullptr; // optional: nicer messages
 
   /// The process-wide driver, loaded on first use. Throws runtime_failure(ARB_E_CUDA) with

@@ -25,10 +25,10 @@ void check_rule(const stop_rule& rule, int32_t warmup_calls) {
   if (!(rule.target_rel_noise >= 0)) bad("negative or NaN target_rel_noise");
 }
 
-void invoke(const call_fn& call, int64_t call_idx) {
+void invoke(const call_fn& call, int64_t call_idx, const char* what = "forward call") {
   const int rc = call(call_idx);
   if (rc != 0)
-    fail(ARB_E_CALLBACK, "forward call " + std::to_string(call_idx) + " failed (callback returned " +
+    fail(ARB_E_CALLBACK, std::string(what) + " " + std::to_string(call_idx) + " failed (callback returned " +
                              std::to_string(rc) + ")");
 }
 
@@ -46,19 +46,64 @@ double noise_if_due(const std::vector<double>& times_ms, const stop_rule& rule, 
 
 } // namespace
 
+namespace {
+
+struct marked_window {
+  window_marks* marks;
+  marked_window(window_marks* m, const char* label, int64_t index) : marks(m) {
+    if (marks) marks->begin(label, index);
+  }
+  ~marked_window() {
+    if (marks) marks->end();
+  }
+  marked_window(const marked_window&) = delete;
+  marked_window& operator=(const marked_window&) = delete;
+};
+
+void record(timing_run& run, const clock_sample& s) {
+  (s.throttled ? run.throttled_ms : run.times_ms).push_back(s.ms);
+  if (s.held && !s.throttled) ++run.held;
+  if (s.power_capped) ++run.power_capped;
+  if (s.sm_mhz) run.sm_mhz.push_back(s.sm_mhz);
+}
+
+} // namespace
+
 timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call,
-                      const wall_fn& wall) {
+                      const wall_fn& wall, const timing_hooks& hooks) {
+  window_marks* marks = hooks.marks;
+  const auto after = [&](int64_t call_idx) {
+    if (hooks.after_call) invoke(hooks.after_call, call_idx, "after-call hook of call");
+  };
   check_rule(rule, warmup_calls);
   timing_run run;
   run.device = clock.device_name();
   run.clock = clock.clock_name();
   run.warmup = warmup_calls;
   int64_t call_idx = 0;
-  for (; call_idx < warmup_calls; ++call_idx) invoke(call, call_idx);
+  for (; call_idx < warmup_calls; ++call_idx) {
+    {
+      const marked_window window(marks, "warmup", call_idx);
+      invoke(call, call_idx);
+    }
+    after(call_idx);
+  }
   const double start_s = wall();
-  for (int64_t sample_idx = 0;; ++sample_idx, ++call_idx) {
+  for (int64_t sample_idx = 0;; ++sample_idx) {
     clock.prepare(sample_idx);
-    run.times_ms.push_back(clock.time_call([&] { invoke(call, call_idx); }));
+    {
+      const marked_window window(marks, "sample", sample_idx);
+      record(run, clock.time_call([&] { invoke(call, call_idx); }));
+    }
+    after(call_idx++);
+    if (sample_idx % k_host_latency_every == 0 && clock.measures_host_latency()) {
+      clock.prepare(sample_idx);
+      {
+        const marked_window window(marks, "latency", sample_idx);
+        run.host_ms.push_back(clock.time_host([&] { invoke(call, call_idx); }));
+      }
+      after(call_idx++);
+    }
     const double elapsed_s = wall() - start_s;
     const double rel_noise = noise_if_due(run.times_ms, rule, elapsed_s);
     const auto stop = should_stop(rule, static_cast<int64_t>(run.times_ms.size()), elapsed_s, rel_noise);
@@ -67,7 +112,12 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
       break;
     }
   }
+  if (run.times_ms.empty()) { // every sample throttled: report them, flagged, rather than nothing
+    run.all_throttled = true;
+    run.times_ms = run.throttled_ms;
+  }
   run.stats = summarize_samples(run.times_ms);
+  run.facts = clock.info();
   return run;
 }
 

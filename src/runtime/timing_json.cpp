@@ -15,6 +15,29 @@ namespace {
 
 nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
+nlohmann::json median_or_null(const std::vector<double>& values) {
+  return values.empty() ? nlohmann::json() : nlohmann::json(summarize_samples(values).median_ms);
+}
+
+// How the samples were taken: method, hold fallback, clock floor, host latency, throttling.
+void add_method(nlohmann::ordered_json& doc, const timing_run& run) {
+  const clock_info& f = run.facts;
+  doc["method"] = f.method;
+  if (!f.fallback.empty()) doc["fallback"] = f.fallback;
+  doc["held_samples"] = run.held;
+  doc["floor_ms"] = finite_or_null(f.floor_ms);
+  doc["empty_kernel_ms"] = finite_or_null(f.empty_kernel_ms);
+  doc["host_median_ms"] = median_or_null(run.host_ms);
+  doc["host_samples"] = run.host_ms.size();
+  doc["throttled_samples"] = run.throttled_ms.size();
+  doc["all_throttled"] = run.all_throttled;
+  doc["power_capped_samples"] = run.power_capped;
+  doc["clock_monitor"] = f.monitor;
+  std::vector<double> mhz(run.sm_mhz.begin(), run.sm_mhz.end());
+  doc["sm_clock_mhz"] = median_or_null(mhz);
+  doc["max_sm_clock_mhz"] = f.max_sm_mhz ? nlohmann::json(f.max_sm_mhz) : nlohmann::json();
+}
+
 } // namespace
 
 std::string timing_json(const timing_run& run) {
@@ -32,7 +55,10 @@ std::string timing_json(const timing_run& run) {
   doc["max_ms"] = stats.max_ms;
   doc["rel_noise"] = finite_or_null(stats.rel_noise);
   doc["stop"] = stop_reason_name(run.stop);
+  add_method(doc, run);
   doc["times_ms"] = run.times_ms;
+  doc["host_ms"] = run.host_ms;
+  doc["throttled_ms"] = run.throttled_ms;
   return doc.dump() + "\n";
 }
 

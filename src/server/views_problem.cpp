@@ -16,7 +16,9 @@ using detail::campaign_data;
 
 json timing_json(const store::measurement_record& m) {
   return {{"median_ms", m.median_ms}, {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms},
-          {"samples", m.samples},     {"rel_noise", m.rel_noise}, {"clock", m.clock}};
+          {"samples", m.samples},     {"rel_noise", m.rel_noise}, {"clock", m.clock},
+          {"method", m.method},       {"host_median_ms", m.host_median_ms ? json(*m.host_median_ms) : json()},
+          {"throttled", m.throttled}};
 }
 
 /// One row per shape: the candidate's timing, the baseline's, the speedup and the shape's work.

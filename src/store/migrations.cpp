@@ -144,12 +144,21 @@ CREATE TABLE solution_facts (
 );
 )sql";
 
+// How each measurement was taken (docs/measurement.md): the clock's method, the host latency
+// beside the device time, and the samples discarded for throttling.
+constexpr std::string_view k_measurement_method = R"sql(
+ALTER TABLE measurement ADD COLUMN method TEXT NOT NULL DEFAULT '';
+ALTER TABLE measurement ADD COLUMN host_median_ms REAL;
+ALTER TABLE measurement ADD COLUMN throttled INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 #undef ARB_SQL_NOW
 
 // Append only: never edit or renumber a migration that has shipped.
-constexpr std::array<migration, 2> k_migrations{{
+constexpr std::array<migration, 3> k_migrations{{
     {1, "initial schema", k_initial_schema},
     {2, "static facts per solution", k_solution_facts},
+    {3, "measurement method, host latency, throttled samples", k_measurement_method},
 }};
 
 void ensure_migration_table(database& db) {

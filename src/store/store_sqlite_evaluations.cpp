@@ -30,6 +30,9 @@ measurement_record measurement_from_row(const statement& row) {
   m.samples = row.get_int64(8);
   m.rel_noise = row.get_double(9);
   m.speedup = row.get_optional_double(10);
+  m.method = row.get_text(11);
+  m.host_median_ms = row.get_optional_double(12);
+  m.throttled = row.get_int64(13);
   return m;
 }
 
@@ -148,11 +151,11 @@ void sqlite_store::finish_evaluation(std::int64_t evaluation_id, const evaluatio
 void sqlite_store::insert_measurements(std::int64_t evaluation_id, const std::vector<measurement_record>& rows) {
   statement insert(m_db,
                    "INSERT INTO measurement(evaluation_id, shape, role, baseline, clock, median_ms, p10_ms, p90_ms, "
-                   "mean_ms, samples, rel_noise, speedup) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                   "mean_ms, samples, rel_noise, speedup, method, host_median_ms, throttled) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    fmt::format("insert measurement of evaluation {}", evaluation_id));
   for (const measurement_record& m : rows) {
     insert.bind_all(evaluation_id, m.shape, m.role, m.baseline, m.clock, m.median_ms, m.p10_ms, m.p90_ms, m.mean_ms,
-                    m.samples, m.rel_noise, m.speedup);
+                    m.samples, m.rel_noise, m.speedup, m.method, m.host_median_ms, m.throttled);
     insert.run();
     insert.reset();
   }
@@ -161,7 +164,7 @@ void sqlite_store::insert_measurements(std::int64_t evaluation_id, const std::ve
 std::vector<measurement_record> sqlite_store::read_measurements(std::int64_t evaluation_id) {
   statement query(m_db,
                   "SELECT shape, role, baseline, clock, median_ms, p10_ms, p90_ms, mean_ms, samples, rel_noise, "
-                  "speedup FROM measurement WHERE evaluation_id = ? ORDER BY id",
+                  "speedup, method, host_median_ms, throttled FROM measurement WHERE evaluation_id = ? ORDER BY id",
                   fmt::format("read measurements of evaluation {}", evaluation_id));
   query.bind_all(evaluation_id);
   std::vector<measurement_record> out;

@@ -82,6 +82,9 @@ typedef struct {
   double target_rel_noise; /* stop once the median's relative standard error is below this */
   uint64_t stream;         /* cuda: the harness stream (cudaStream_t as integer); 0 = legacy default */
   uint64_t l2_flush_bytes; /* 0: default (2 x L2 size on cuda, 64 MiB on cpu) */
+  int64_t probe_group;     /* the group the probe's windows carry (the shape index); -1 none */
+  arb_call_fn after_call;  /* optional: called with the same call_idx after each call's timed span
+                              and probe window, outside all timing (the runner keeps outputs here) */
 } arb_timing_config;
 
 typedef struct {
@@ -92,10 +95,19 @@ typedef struct {
 
 /* Runs warm-up then samples: flush L2 (outside the timed span), full-device synchronise, start
  * clock, fn, end clock, full-device synchronise. On cuda the clock is a pair of events recorded on
- * config.stream; on cpu it is the monotonic host clock. Writes the JSON of docs/protocol.md to
- * json_path (unless NULL) and fills *out. */
+ * config.stream behind the stream hold (launch overhead hidden; docs/measurement.md), and every
+ * fourth sample is followed by a host-latency call; samples taken while the device throttled are
+ * discarded and counted. On cpu the clock is the monotonic host clock. Each call is a window of
+ * the CUPTI probe when the process has one. Writes the JSON of docs/protocol.md to json_path
+ * (unless NULL) and fills *out (median_ms: the device time). */
 ARB_API int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,
              arb_timing_result* out);
+
+/* ---- evidence probe windows (docs/probe.md) ----
+ * Forwarded to the CUPTI probe when the process was started with it; otherwise no-ops. Both
+ * return 1 when forwarded, 0 when there is no probe. */
+ARB_API int arb_probe_begin(const char* label, int64_t group, int64_t index, uint64_t stream);
+ARB_API int arb_probe_end(void);
 
 /* Full-device synchronise (cuda) — a no-op on cpu. */
 ARB_API int arb_device_synchronize(int32_t device);

@@ -10,14 +10,33 @@
 
 namespace arbiter::runtime {
 
+/// Every how many samples a host-latency call is made (sample 0 included).
+inline constexpr int64_t k_host_latency_every = 4;
+
 /// Everything one timing run measured.
 struct timing_run {
   std::string device;
   std::string clock;
+  clock_info facts; ///< method, fallback, floor, clock monitor
   int32_t warmup = 0;
   stop_reason stop = stop_reason::max_samples;
-  timing_stats stats;
-  std::vector<double> times_ms; ///< every sample, in the order taken
+  timing_stats stats;             ///< over times_ms
+  std::vector<double> times_ms;   ///< every kept sample, in the order taken
+  std::vector<double> throttled_ms; ///< samples discarded because the device throttled
+  bool all_throttled = false;     ///< every sample throttled: stats are over them, flagged
+  std::vector<double> host_ms;    ///< host latency samples (cuda)
+  int64_t held = 0;               ///< kept samples queued behind the stream hold
+  int64_t power_capped = 0;       ///< samples taken under the software power cap
+  std::vector<unsigned> sm_mhz;   ///< SM clock after each sample (known readings only)
+};
+
+/// Window marks for an evidence probe in the process (the CUPTI probe, docs/probe.md): begin
+/// before and end after each warm-up, sample and host-latency call. No-ops by default.
+class window_marks {
+public:
+  virtual ~window_marks() = default;
+  virtual void begin(const char* label, int64_t index) = 0;
+  virtual void end() = 0;
 };
 
 /// One forward call; call_idx counts warm-up calls first, then samples. Nonzero means failure.
@@ -28,11 +47,18 @@ using wall_fn = std::function<double()>;
 /// Monotonic host time in seconds (std::chrono::steady_clock).
 double steady_seconds();
 
+/// What a run does around its calls besides timing them: probe window marks, and a callback
+/// after each call's timed span (outside all timing). Both optional.
+struct timing_hooks {
+  window_marks* marks = nullptr;
+  call_fn after_call;
+};
+
 /// Runs warmup_calls untimed calls, then samples through clock until should_stop() holds; at
 /// least one sample is always taken. Throws runtime_failure(ARB_E_ARG) for an invalid rule,
 /// ARB_E_CALLBACK when a call returns nonzero, and whatever the clock throws.
 timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call,
-                      const wall_fn& wall = steady_seconds);
+                      const wall_fn& wall = steady_seconds, const timing_hooks& hooks = {});
 
 /// The run as the JSON object of docs/protocol.md (rel_noise null when undefined).
 std::string timing_json(const timing_run& run);

@@ -58,6 +58,9 @@ struct measurement_record {
   double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0, rel_noise = 0;
   std::int64_t samples = 0;
   std::optional<double> speedup; ///< candidate rows only: baseline median / candidate median
+  std::string method;            ///< "held_events" | "events" | "steady_clock" ("" before migration 3)
+  std::optional<double> host_median_ms; ///< host latency beside the device time (cuda)
+  std::int64_t throttled = 0;    ///< samples discarded because the device throttled
 };
 
 /// A guard finding as stored: pattern id (T1..H7), severity ("info" | "flag" | "reject"),

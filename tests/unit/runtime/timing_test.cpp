@@ -2,10 +2,12 @@
 // fake wall clock so that every stop reason is reached deterministically.
 #include "arbiter/runtime/timing.hpp"
 #include "arbiter/runtime/timing_stats.hpp"
+#include "clock_monitor.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -14,22 +16,52 @@ using namespace arbiter::runtime;
 
 namespace {
 
-// Returns times from a cycle of values and records what the loop asked of it.
+// Returns times from a cycle of values and records what the loop asked of it. With host
+// latency, every host call takes 100 ms; samples whose index is in throttled_at come back
+// throttled.
 class fake_clock final : public sample_clock {
 public:
-  explicit fake_clock(std::vector<double> cycle_ms) : m_cycle_ms(std::move(cycle_ms)) {}
+  explicit fake_clock(std::vector<double> cycle_ms, bool host_latency = false)
+      : m_cycle_ms(std::move(cycle_ms)), m_host_latency(host_latency) {}
   const char* device_name() const noexcept override { return "cpu"; }
   const char* clock_name() const noexcept override { return "fake"; }
+  clock_info info() const override { return {"fake_method", "", "none", 0.001, 0.002, 0}; }
   void prepare(int64_t sample_idx) override { prepared.push_back(sample_idx); }
-  double time_call(const std::function<void()>& call) override {
+  clock_sample time_call(const std::function<void()>& call) override {
     call();
-    return m_cycle_ms[timed++ % m_cycle_ms.size()];
+    clock_sample s{m_cycle_ms[timed % m_cycle_ms.size()], true, false, false, 1980};
+    s.throttled = std::find(throttled_at.begin(), throttled_at.end(), timed) != throttled_at.end();
+    ++timed;
+    return s;
+  }
+  bool measures_host_latency() const noexcept override { return m_host_latency; }
+  double time_host(const std::function<void()>& call) override {
+    call();
+    return 100.0;
   }
   std::vector<int64_t> prepared;
+  std::vector<size_t> throttled_at;
   size_t timed = 0;
 
 private:
   std::vector<double> m_cycle_ms;
+  bool m_host_latency;
+};
+
+// Records the windows the loop opened, as "label index" strings, checking they never nest.
+class recording_marks final : public window_marks {
+public:
+  void begin(const char* label, int64_t index) override {
+    EXPECT_FALSE(open);
+    open = true;
+    windows.push_back(std::string(label) + " " + std::to_string(index));
+  }
+  void end() override {
+    EXPECT_TRUE(open);
+    open = false;
+  }
+  std::vector<std::string> windows;
+  bool open = false;
 };
 
 // Each reading advances by step_s, so elapsed time grows by step_s per sample (steps that are
@@ -142,6 +174,64 @@ TEST(timing_loop, rejects_invalid_rules) {
   EXPECT_TRUE(clock.prepared.empty());
 }
 
+TEST(timing_loop, host_latency_every_fourth_sample_in_its_own_window) {
+  fake_clock clock({1.0}, true);
+  recording_marks marks;
+  std::vector<int64_t> calls;
+  const timing_run run = run_timing(stop_rule{5, 5, 0.0, 1e9, 0.0}, 1, clock,
+                                    [&](int64_t call_idx) { calls.push_back(call_idx); return 0; }, stepping_wall(0.001), {&marks, {}});
+  EXPECT_EQ(run.times_ms.size(), 5u);
+  EXPECT_EQ(run.host_ms, (std::vector<double>{100.0, 100.0})); // after samples 0 and 4
+  EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7})); // one index per call, host calls included
+  EXPECT_EQ(marks.windows, (std::vector<std::string>{"warmup 0", "sample 0", "latency 0", "sample 1", "sample 2",
+                                                      "sample 3", "sample 4", "latency 4"}));
+  EXPECT_FALSE(marks.open);
+  EXPECT_EQ(run.held, 5);
+  EXPECT_EQ(run.sm_mhz.size(), 5u);
+}
+
+TEST(timing_loop, the_after_call_hook_runs_outside_every_window) {
+  fake_clock clock({1.0}, true);
+  recording_marks marks;
+  std::vector<int64_t> after;
+  timing_hooks hooks{&marks, [&](int64_t call_idx) {
+                       EXPECT_FALSE(marks.open) << call_idx;
+                       after.push_back(call_idx);
+                       return 0;
+                     }};
+  run_timing(stop_rule{2, 2, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.001), hooks);
+  EXPECT_EQ(after, (std::vector<int64_t>{0, 1, 2, 3})); // warm-up, sample 0, its latency call, sample 1
+  hooks.after_call = [](int64_t call_idx) { return call_idx == 2 ? 1 : 0; };
+  EXPECT_THROW(run_timing(stop_rule{2, 2, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.001), hooks),
+               std::runtime_error);
+}
+
+TEST(timing_loop, throttled_samples_are_discarded_and_counted) {
+  fake_clock clock({1.0, 50.0});
+  clock.throttled_at = {1, 3, 5}; // the 50 ms ones
+  const timing_run run = run_timing(stop_rule{4, 4, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; },
+                                    stepping_wall(0.001));
+  EXPECT_EQ(run.times_ms, (std::vector<double>{1, 1, 1, 1}));
+  EXPECT_EQ(run.throttled_ms, (std::vector<double>{50, 50, 50}));
+  EXPECT_FALSE(run.all_throttled);
+  EXPECT_DOUBLE_EQ(run.stats.median_ms, 1.0);
+  const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
+  EXPECT_EQ(doc["throttled_samples"], 3);
+  EXPECT_EQ(doc["method"], "fake_method");
+  EXPECT_EQ(doc["sm_clock_mhz"], 1980.0);
+}
+
+TEST(timing_loop, a_run_that_only_throttled_reports_its_samples_flagged) {
+  fake_clock clock({3.0});
+  clock.throttled_at = {0, 1, 2, 3, 4, 5, 6, 7};
+  const timing_run run = run_timing(stop_rule{2, 8, 0.0, 0.004, 0.0}, 0, clock, [](int64_t) { return 0; },
+                                    stepping_wall(0.001));
+  EXPECT_TRUE(run.all_throttled);
+  EXPECT_EQ(run.stop, stop_reason::max_time);
+  EXPECT_DOUBLE_EQ(run.stats.median_ms, 3.0);
+  EXPECT_TRUE(nlohmann::json::parse(timing_json(run))["all_throttled"].get<bool>());
+}
+
 TEST(timing_json, has_the_protocol_fields) {
   fake_clock clock({1.0, 2.0, 3.0});
   const timing_run run = run_timing(stop_rule{3, 3, 0, 1e9, 0}, 2, clock, [](int64_t) { return 0; });
@@ -155,8 +245,22 @@ TEST(timing_json, has_the_protocol_fields) {
   EXPECT_EQ(doc["max_ms"], 3.0);
   EXPECT_EQ(doc["stop"], "max_samples");
   EXPECT_EQ(doc["times_ms"], (std::vector<double>{1, 2, 3}));
-  for (const char* key : {"p90_ms", "mean_ms", "min_ms", "rel_noise"}) EXPECT_TRUE(doc.contains(key)) << key;
+  for (const char* key : {"p90_ms", "mean_ms", "min_ms", "rel_noise", "method", "held_samples", "floor_ms",
+                          "host_median_ms", "throttled_samples", "clock_monitor", "sm_clock_mhz", "host_ms"})
+    EXPECT_TRUE(doc.contains(key)) << key;
+  EXPECT_TRUE(doc["host_median_ms"].is_null()); // no host latency on this clock
+  EXPECT_EQ(doc["floor_ms"], 0.001);
 
   const timing_run single = run_timing(stop_rule{1, 1, 0, 1e9, 0}, 0, clock, [](int64_t) { return 0; });
   EXPECT_TRUE(nlohmann::json::parse(timing_json(single))["rel_noise"].is_null());
+}
+
+TEST(clock_monitor, thermal_and_brake_reasons_throttle_the_power_cap_does_not) {
+  EXPECT_FALSE(classify_reasons(1980, 0x0).throttled);
+  EXPECT_FALSE(classify_reasons(1980, 0x1).throttled); // idle
+  const clock_reading capped = classify_reasons(1755, 0x4);
+  EXPECT_FALSE(capped.throttled);
+  EXPECT_TRUE(capped.power_capped);
+  EXPECT_EQ(capped.sm_mhz, 1755u);
+  for (unsigned long long bit : {0x8ull, 0x20ull, 0x40ull, 0x80ull}) EXPECT_TRUE(classify_reasons(900, bit).throttled) << bit;
 }

@@ -79,7 +79,11 @@ protected:
     m.samples = 100;
     m.rel_noise = 0.01;
     m.speedup = speedup;
+    m.method = "held_events";
+    m.host_median_ms = 0.61;
+    m.throttled = 2;
     r.measurements.push_back(m);
+    m.host_median_ms.reset();
     m.role = "baseline";
     m.baseline = "eager";
     m.median_ms = 1.0;
@@ -99,7 +103,7 @@ TEST_F(store_sqlite, migrations_are_applied_once_and_reopen_is_idempotent) {
   const std::string applied_at = raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1");
   EXPECT_FALSE(applied_at.empty());
   open_store(m_path.string());
-  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "2"); // one row per migration (src/store/migrations.cpp)
+  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "3"); // one row per migration (src/store/migrations.cpp)
   EXPECT_EQ(raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1"), applied_at);
   EXPECT_EQ(raw_query(m_path, "PRAGMA journal_mode"), "wal");
   for (const char* table : {"hardware", "problem", "model", "solution", "campaign", "evaluation", "measurement",
@@ -267,8 +271,12 @@ TEST_F(store_sqlite, finished_evaluation_is_found_only_after_finish) {
   EXPECT_FALSE(view->finished_at.empty());
   ASSERT_EQ(view->result.measurements.size(), 2u);
   EXPECT_EQ(view->result.measurements[0].speedup, 2.0);
+  EXPECT_EQ(view->result.measurements[0].method, "held_events");
+  EXPECT_EQ(view->result.measurements[0].host_median_ms, 0.61);
+  EXPECT_EQ(view->result.measurements[0].throttled, 2);
   EXPECT_EQ(view->result.measurements[1].baseline, "eager");
   EXPECT_FALSE(view->result.measurements[1].speedup.has_value());
+  EXPECT_FALSE(view->result.measurements[1].host_median_ms.has_value());
   EXPECT_THROW(db->begin_evaluation(ids.campaign, ids.solution), store_error);
   EXPECT_THROW(db->finish_evaluation(9999, passed_result(1.0)), store_error);
   EXPECT_FALSE(db->evaluation(9999).has_value());
