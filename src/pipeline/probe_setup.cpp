@@ -27,6 +27,8 @@ std::string load_failure(const fs::path& library) {
   return known.emplace(library, failure).first->second;
 }
 
+// Opt-in until the probe has been validated on a GPU (docs/probe.md, "Status"): ARBITER_PROBE=on
+// takes the library beside the runtime; ARBITER_PROBE_LIB names another (or "off").
 fs::path library_path(const job_context& ctx, std::string& why_not) {
   if (const char* configured = std::getenv("ARBITER_PROBE_LIB")) {
     const std::string value = configured;
@@ -35,6 +37,11 @@ fs::path library_path(const job_context& ctx, std::string& why_not) {
       return {};
     }
     return fs::absolute(value);
+  }
+  const char* wanted = std::getenv("ARBITER_PROBE");
+  if (!wanted || std::string(wanted) != "on") {
+    why_not = "off (set ARBITER_PROBE=on to inject the CUPTI probe)";
+    return {};
   }
   return ctx.paths.runtime_lib.parent_path() / "libarbiter_probe.so";
 }

@@ -60,14 +60,12 @@ public:
 
   clock_sample time_call(const std::function<void()>& call) override {
     clock_sample s;
-    s.held = m_hold != nullptr;
-    s.ms = timed_span(call);
+    s.ms = timed_span(call, s.held);
     if (s.held && !m_hold->released_by_host()) {
       // The call waited for the device while the hold kept it busy: it synchronises. The sample
       // still measured the work (the hold ended by its timeout first); later ones go unheld.
       s.held = false;
-      m_hold.reset();
-      m_info.fallback = "a call waited for the device (it synchronises): timed without the stream hold";
+      drop_hold("a call waited for the device (it synchronises): timed without the stream hold");
     }
     if (m_monitor) {
       const clock_reading r = m_monitor->read();
@@ -89,22 +87,39 @@ public:
 private:
   /// Events around call on the harness stream (behind the hold when there is one), then a
   /// full-device synchronise: work the call left on other streams delays the sample's end (T1).
-  double timed_span(const std::function<void()>& call) {
-    if (m_hold) m_hold->engage(m_stream, k_hold_timeout_ns);
+  /// held says whether the span was queued behind the hold.
+  double timed_span(const std::function<void()>& call, bool& held) {
+    held = m_hold && engage();
     struct releaser {
       stream_hold* hold;
       ~releaser() {
         if (hold) hold->release();
       }
-    } guard{m_hold.get()};
+    } guard{held ? m_hold.get() : nullptr};
     m_driver.check(m_driver.event_record(m_start, m_stream), "cuEventRecord (start)");
     call();
     m_driver.check(m_driver.event_record(m_end, m_stream), "cuEventRecord (end)");
-    if (m_hold) m_hold->release();
+    if (held) m_hold->release();
     m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (after sample)");
     float elapsed_ms = 0;
     m_driver.check(m_driver.event_elapsed_time(&elapsed_ms, m_start, m_end), "cuEventElapsedTime");
     return elapsed_ms;
+  }
+
+  /// Queues the hold; a launch failure gives the hold up (the run goes on with plain events).
+  bool engage() {
+    try {
+      m_hold->engage(m_stream, k_hold_timeout_ns);
+      return true;
+    } catch (const runtime_failure& failure) {
+      drop_hold(std::string("the stream hold could not be launched: ") + failure.what());
+      return false;
+    }
+  }
+
+  void drop_hold(std::string why) {
+    m_hold.reset();
+    m_info.fallback = std::move(why);
   }
 
   void start_hold() {
@@ -115,14 +130,22 @@ private:
       return;
     }
     m_info.floor_ms = median_span([] {});
-    m_info.empty_kernel_ms = median_span([this] { m_hold->launch_empty(m_stream); });
+    if (m_hold) m_info.empty_kernel_ms = median_span([this] { m_hold->launch_empty(m_stream); });
   }
 
+  /// The held clock around `between`, a few times; a hold that the host's release never reaches
+  /// (it ends by its timeout with nothing to wait for) is given up at once.
   double median_span(const std::function<void()>& between) {
     std::vector<double> spans;
     for (int rep = 0; rep < k_floor_repeats && m_hold; ++rep) {
       m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (floor)");
-      spans.push_back(timed_span(between));
+      bool held = false;
+      const double span = timed_span(between, held);
+      if (held && !m_hold->released_by_host()) {
+        drop_hold("the stream hold did not see the host's release: timed without it");
+        return NAN;
+      }
+      spans.push_back(span);
     }
     return spans.empty() ? NAN : summarize_samples(spans).median_ms;
   }

@@ -17,8 +17,9 @@ struct probe_setup {
   bool enabled() const { return !library.empty(); }
 };
 
-/// The probe for a process on ctx.device writing its evidence to out. $ARBITER_PROBE_LIB: a path
-/// to use instead, or "" / "off" to run without. The library is loaded once into arbiter (and
+/// The probe for a process on ctx.device writing its evidence to out, when asked for:
+/// $ARBITER_PROBE=on (the library beside the runtime) or $ARBITER_PROBE_LIB=<path> ("" / "off":
+/// without). The library is loaded once into arbiter (and
 /// unloaded) to prove it resolves its CUPTI: a probe that cannot load must not break cuInit.
 probe_setup probe_for(const job_context& ctx, const std::filesystem::path& out);
 

@@ -216,6 +216,9 @@ TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
   const detail::job_context cpu{options, paths, "cpu", {}};
   EXPECT_EQ(detail::probe_for(cpu, "/tmp/probe.json").status, "");
   const detail::job_context cuda{options, paths, "cuda", {}};
+  EXPECT_EQ(detail::probe_for(cuda, "/tmp/probe.json").status,
+            "unavailable: off (set ARBITER_PROBE=on to inject the CUPTI probe)"); // opt-in until validated on a GPU
+  ::setenv("ARBITER_PROBE", "on", 1);
   const auto missing = detail::probe_for(cuda, "/tmp/probe.json");
   EXPECT_FALSE(missing.enabled());
   EXPECT_NE(missing.status.find("unavailable: /nonexistent/lib/libarbiter_probe.so not built"), std::string::npos) << missing.status;
@@ -234,6 +237,7 @@ TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
   EXPECT_EQ(spec.env["ARBITER_PROBE_OUT"], "/eval/outputs/probe.json");
   EXPECT_EQ(spec.sandbox.exposed_paths, std::vector<std::string>{loadable.parent_path().string()});
   ::unsetenv("ARBITER_PROBE_LIB");
+  ::unsetenv("ARBITER_PROBE");
 }
 
 TEST(events, torn_last_line_is_ignored) {
