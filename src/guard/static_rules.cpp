@@ -36,7 +36,7 @@ constexpr std::array<kind_rule, 19> k_kind_rules{{
     {"native_load", "H7", severity::reject, "loads a native library or module the sources do not build"},
     {"dynamic_code", "H7", severity::reject, "runs code built at run time (exec/eval/compile)"},
     {"ctypes", "H7", severity::flag, "uses ctypes/cffi"},
-    {"exit", "H2", severity::flag, "exits or signals the process"},
+    {"exit", "H2", severity::reject, "exits or signals the process"},
     {"file_write", "H1", severity::reject, "writes outside its own folder"},
     {"file_list", "H4", severity::reject, "lists folders outside its own"},
     {"file_read", "H4", severity::reject, "reads files outside its own folder"},

@@ -42,7 +42,7 @@ TEST(finding, reject_overrides_a_pass_and_a_failure_and_names_the_patterns) {
 }
 
 TEST(finding, flag_rejects_only_what_would_have_passed) {
-  const std::vector<finding> findings{{"H2", severity::flag, "os._exit", "static"}, {"S4", severity::info, "half", "static"}};
+  const std::vector<finding> findings{{"S2", severity::flag, "poison left", "dynamic"}, {"S4", severity::info, "half", "static"}};
   EXPECT_EQ(decide({verdict::passed, "ok"}, findings).v, verdict::rejected);
   EXPECT_EQ(decide({verdict::runtime_error, "exited"}, findings).v, verdict::runtime_error);
   EXPECT_EQ(decide({verdict::passed, "ok"}, {{"S4", severity::info, "half", "static"}}).v, verdict::passed);
@@ -86,7 +86,7 @@ TEST(static_rules, kinds_map_to_patterns) {
   EXPECT_TRUE(has(static_findings(facts_of({{"file_read", "'/data/expected/0/0/outputs.arbb'"}}), r), "S8", severity::reject));
   EXPECT_TRUE(has(static_findings(facts_of({{"seed", "torch.manual_seed"}}), r), "S6", severity::reject));
   EXPECT_TRUE(static_findings(facts_of({{"seed", "torch.manual_seed"}}, "__init__"), r).empty());
-  EXPECT_TRUE(has(static_findings(facts_of({{"exit", "os._exit"}}), r), "H2", severity::flag));
+  EXPECT_TRUE(has(static_findings(facts_of({{"exit", "os._exit"}}), r), "H2", severity::reject));
   EXPECT_TRUE(static_findings(nlohmann::json::array(), r).empty());
 }
 
@@ -114,11 +114,11 @@ TEST(dynamic_rules, observations_map_to_patterns) {
   e.inputs_mutated = true;
   auto found = dynamic_findings(e);
   for (const char* id : {"S1", "T2", "T4", "T3"}) EXPECT_TRUE(has(found, id, severity::reject)) << id;
-  EXPECT_TRUE(has(found, "S7", severity::flag));
+  EXPECT_TRUE(has(found, "S7", severity::reject));
   e.reference_aliases = e.reference_mutates = true;
   found = dynamic_findings(e);
   EXPECT_FALSE(has(found, "S1", severity::reject));
-  EXPECT_FALSE(has(found, "S7", severity::flag));
+  EXPECT_FALSE(has(found, "S7", severity::reject));
 }
 
 probe_evidence clean_probe() {
