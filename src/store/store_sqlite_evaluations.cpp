@@ -229,6 +229,20 @@ std::vector<result_row> sqlite_store::results(std::int64_t campaign_id) {
   return out;
 }
 
+std::vector<timing_method_count> sqlite_store::timing_methods(std::int64_t campaign_id) {
+  statement query(m_db,
+                  "SELECT m.role, m.baseline, m.clock, m.method, COUNT(*) FROM measurement m "
+                  "JOIN evaluation e ON e.id = m.evaluation_id "
+                  "WHERE e.campaign_id = ? AND e.status = 'done' AND e.verdict = 'passed' "
+                  "GROUP BY m.role, m.baseline, m.clock, m.method ORDER BY COUNT(*) DESC, m.role, m.method",
+                  fmt::format("read timing methods of campaign {}", campaign_id));
+  query.bind_all(campaign_id);
+  std::vector<timing_method_count> out;
+  while (query.step())
+    out.push_back({query.get_text(0), query.get_text(1), query.get_text(2), query.get_text(3), query.get_int64(4)});
+  return out;
+}
+
 std::int64_t sqlite_store::problem_count(std::int64_t campaign_id) {
   statement query(m_db,
                   "SELECT COUNT(DISTINCT key) FROM ("

@@ -63,6 +63,16 @@ struct measurement_record {
   std::int64_t throttled = 0;    ///< samples discarded because the device throttled
 };
 
+/// How many of a campaign's stored timings of passed evaluations were taken one way: what the
+/// leaderboard says it ranks by (score::describe_ranking).
+struct timing_method_count {
+  std::string role;     ///< "candidate" | "baseline"
+  std::string baseline; ///< baseline rows: "eager"; empty for the candidate
+  std::string clock;    ///< "cuda_event" | "host"
+  std::string method;   ///< "held_events" | "events" | "steady_clock" | "" (stored before migration 3)
+  std::int64_t count = 0;
+};
+
 /// A guard finding as stored: pattern id (T1..H7), severity ("info" | "flag" | "reject"),
 /// evidence as one line a person can read, and where it came from ("static" | "dynamic").
 struct finding_record {

@@ -57,6 +57,10 @@ public:
   /// Number of distinct problems (by key) the campaign covers: those added with
   /// add_campaign_problems and those any of its evaluations is for.
   virtual std::int64_t problem_count(std::int64_t campaign_id) = 0;
+  /// How the campaign's passed evaluations were timed: one entry per distinct (role, baseline,
+  /// clock, method) of their measurements, with how many, most first. Not pure, so that test
+  /// doubles need not care; the base knows of none.
+  virtual std::vector<timing_method_count> timing_methods(std::int64_t /*campaign_id*/) { return {}; }
 
   // ---- reads for the web pages and exports. Not pure, so that test doubles need not care; the
   // base throws store_error. Readers never write, so they are safe beside a running campaign (WAL).

@@ -31,6 +31,7 @@ public:
   std::optional<evaluation_view> evaluation(std::int64_t evaluation_id) override;
   std::vector<result_row> results(std::int64_t campaign_id) override;
   std::int64_t problem_count(std::int64_t campaign_id) override;
+  std::vector<timing_method_count> timing_methods(std::int64_t campaign_id) override;
 
   std::vector<hardware_view> hardware_list() override;
   std::optional<campaign_record> campaign(std::int64_t campaign_id) override;

@@ -322,6 +322,35 @@ TEST_F(store_sqlite, results_hold_done_evaluations_with_names) {
   EXPECT_EQ(db->problem_count(ids.campaign), 2);
 }
 
+TEST_F(store_sqlite, timing_methods_count_the_measurements_of_passed_evaluations) {
+  auto db = open_store(m_path.string());
+  const auto ids = seed_campaign(*db);
+  const auto second = db->upsert_solution(ids.problem, ids.model, {"opus", 1, "s2", "p2", "{}"});
+  const auto failed_solution = db->upsert_solution(ids.problem, ids.model, {"opus", 2, "s3", "p3", "{}"});
+  EXPECT_TRUE(db->timing_methods(ids.campaign).empty());
+  db->finish_evaluation(db->begin_evaluation(ids.campaign, ids.solution), passed_result(1.5));
+  auto fallback = passed_result(1.2);
+  fallback.measurements[0].method = "events"; // a synchronising candidate: plain events
+  db->finish_evaluation(db->begin_evaluation(ids.campaign, second), fallback);
+  auto failed = passed_result(1.0);
+  failed.result = {verdict::incorrect, "case 0"};
+  failed.measurements[0].method = "steady_clock"; // not ranked on: not counted
+  db->finish_evaluation(db->begin_evaluation(ids.campaign, failed_solution), failed);
+
+  const auto methods = db->timing_methods(ids.campaign);
+  ASSERT_EQ(methods.size(), 3u); // most first, then by role and method
+  EXPECT_EQ(methods[0].role, "baseline");
+  EXPECT_EQ(methods[0].baseline, "eager");
+  EXPECT_EQ(methods[0].clock, "cuda_event");
+  EXPECT_EQ(methods[0].method, "held_events");
+  EXPECT_EQ(methods[0].count, 2);
+  EXPECT_EQ(methods[1].role, "candidate");
+  EXPECT_EQ(methods[1].method, "events");
+  EXPECT_EQ(methods[1].count, 1);
+  EXPECT_EQ(methods[2].method, "held_events");
+  EXPECT_EQ(methods[2].count, 1);
+}
+
 TEST_F(store_sqlite, problem_count_includes_problems_without_solutions) {
   auto db = open_store(m_path.string());
   const auto ids = seed_campaign(*db);
