@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace arbiter::score {
 
@@ -74,11 +75,15 @@ struct problem_outcome {
 };
 
 using per_problem = std::map<std::string, problem_outcome>;
+using model_key = std::pair<std::string, std::string>; // model, harness
 
-std::map<std::string, per_problem> group_by_model(const std::vector<store::result_row>& rows) {
-  std::map<std::string, per_problem> models;
-  for (const store::result_row& row : rows) {
-    problem_outcome& outcome = models[row.model][row.problem];
+/// harnesses: one per row, or null for none.
+std::map<model_key, per_problem> group_by_model(const std::vector<store::result_row>& rows,
+                                                const std::vector<std::string>* harnesses) {
+  std::map<model_key, per_problem> models;
+  for (std::size_t idx = 0; idx < rows.size(); ++idx) {
+    const store::result_row& row = rows[idx];
+    problem_outcome& outcome = models[{row.model, harnesses ? (*harnesses)[idx] : std::string()}][row.problem];
     if (row.v == verdict::rejected) ++outcome.rejected;
     if (!outcome.first || row.sample < outcome.first->sample) outcome.first = &row;
   }
@@ -137,16 +142,47 @@ std::int64_t distinct_problems(const std::vector<store::result_row>& rows) {
   return static_cast<std::int64_t>(keys.size());
 }
 
-} // namespace
-
-std::vector<model_summary> summarize(const std::vector<store::result_row>& rows, std::int64_t problem_count) {
+std::vector<model_summary> summarize_rows(const std::vector<store::result_row>& rows,
+                                          const std::vector<std::string>* harnesses, std::int64_t problem_count) {
   // Never let pass@1 exceed 1 when the caller's count misses problems the rows cover.
   const std::int64_t denominator = std::max(problem_count, distinct_problems(rows));
   std::vector<model_summary> out;
-  for (const auto& [model, problems] : group_by_model(rows)) out.push_back(summarize_model(model, problems, denominator));
+  for (const auto& [key, problems] : group_by_model(rows, harnesses)) {
+    out.push_back(summarize_model(key.first, problems, denominator));
+    out.back().harness = key.second;
+  }
   std::sort(out.begin(), out.end(), [](const model_summary& a, const model_summary& b) {
-    return std::tie(b.kernelarena_score, b.pass_at_1, a.model) < std::tie(a.kernelarena_score, a.pass_at_1, b.model);
+    return std::tie(b.kernelarena_score, b.pass_at_1, a.model, a.harness) <
+           std::tie(a.kernelarena_score, a.pass_at_1, b.model, b.harness);
   });
+  return out;
+}
+
+} // namespace
+
+std::vector<model_summary> summarize(const std::vector<store::result_row>& rows, std::int64_t problem_count) {
+  return summarize_rows(rows, nullptr, problem_count);
+}
+
+std::vector<model_summary> summarize_evaluations(const std::vector<store::evaluation_row>& evaluations,
+                                                 std::int64_t problem_count) {
+  std::vector<store::result_row> rows;
+  std::vector<std::string> harnesses;
+  std::map<model_key, spend> spent;
+  std::unordered_map<std::string_view, session_meta> parsed; // samples often share one meta.json text
+  for (const store::evaluation_row& e : evaluations) {
+    if (e.status != "done" || !e.v) continue;
+    auto found = parsed.find(e.meta_json);
+    if (found == parsed.end()) found = parsed.emplace(e.meta_json, read_session_meta(e.meta_json)).first;
+    rows.push_back({e.model, e.problem, e.sample, *e.v, e.speedup});
+    harnesses.push_back(found->second.harness);
+    spent[{e.model, found->second.harness}] += found->second.spent;
+  }
+  std::vector<model_summary> out = summarize_rows(rows, &harnesses, problem_count);
+  for (model_summary& s : out) {
+    s.spent = spent[{s.model, s.harness}];
+    s.per_solved = per_solved(s.spent, s.passed);
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 /// Pure metric arithmetic (shared/DESIGN.md §5). No I/O.
+#include "arbiter/score/spend.hpp"
 #include "arbiter/store/records.hpp"
 
 #include <array>
@@ -24,9 +25,10 @@ double model_pass_at_k(const std::vector<store::result_row>& rows, const std::st
 /// The p of fast_p (shared/DESIGN.md §5), in the order of model_summary::fast_p.
 inline constexpr std::array<double, 5> k_fast_p_thresholds{0, 0.5, 1, 1.5, 2};
 
-/// One leaderboard row: a model over one campaign.
+/// One leaderboard row: a model, driven by one harness, over one campaign.
 struct model_summary {
   std::string model;
+  std::string harness;        ///< the solutions' meta.json `harness`; "" where they name none
   std::int64_t problems = 0;  ///< problems in the campaign (the denominator of pass@1)
   std::int64_t attempted = 0; ///< problems the model has a solution for
   std::int64_t passed = 0;    ///< problems whose first sample passed
@@ -38,11 +40,21 @@ struct model_summary {
   /// fast_p per k_fast_p_thresholds: share of all problems whose first sample passed with a measured
   /// speedup > p (a pass without a timing counts for none of them).
   std::array<double, k_fast_p_thresholds.size()> fast_p{};
+  /// What the sessions behind every finished evaluation of the row (all samples) spent, summed
+  /// (docs/metrics.md); empty parts where no meta.json says.
+  spend spent;
+  /// spent ÷ passed per part; empty when the part is unknown or nothing passed.
+  spend per_solved;
 };
 
 /// Builds one row per model, sorted by KernelArena score, then pass@1, then name.
-/// problem_count is the campaign's number of problems.
+/// problem_count is the campaign's number of problems. Rows carry no harness and no spend.
 std::vector<model_summary> summarize(const std::vector<store::result_row>& rows,
                                      std::int64_t problem_count);
+/// The leaderboard over a campaign's evaluations (store::evaluation_rows; running ones are
+/// skipped): one row per (model, harness of its solution's meta.json), each with its spend and
+/// spend per solved problem; sorted as above, then by harness.
+std::vector<model_summary> summarize_evaluations(const std::vector<store::evaluation_row>& evaluations,
+                                                 std::int64_t problem_count);
 
 } // namespace arbiter::score

@@ -1,5 +1,6 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/score/metrics.hpp"
+#include "arbiter/score/ranking.hpp"
 
 #include <gtest/gtest.h>
 
@@ -157,4 +158,150 @@ TEST(metrics, model_pass_at_k_averages_over_all_problems) {
   EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "gamma", 1, 4), 0.0);
   EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "epsilon", 1, 8), 0.125);
   EXPECT_DOUBLE_EQ(score::model_pass_at_k(small_campaign(), "nobody", 1, 4), 0.0);
+}
+
+// ---- spend per solved problem, rows per (model, harness) ---------------------------------------
+
+namespace {
+
+store::evaluation_row evaluation(const std::string& model, const std::string& problem, int sample, verdict v,
+                                 const std::string& meta, std::optional<double> speedup = std::nullopt) {
+  store::evaluation_row e;
+  e.model = model;
+  e.problem = problem;
+  e.sample = sample;
+  e.status = "done";
+  e.v = v;
+  e.speedup = speedup;
+  e.meta_json = meta;
+  return e;
+}
+
+const model_summary& summary_of(const std::vector<model_summary>& rows, const std::string& model,
+                                const std::string& harness) {
+  for (const auto& row : rows)
+    if (row.model == model && row.harness == harness) return row;
+  throw std::runtime_error("no row " + model + " · " + harness);
+}
+
+} // namespace
+
+TEST(spend, reads_the_agent_meta_json) {
+  const auto meta = score::read_session_meta(
+      R"({"harness":"arbiter-basic","tokens":{"input":300,"output":30,"cache_read":150,"cache_write":15,"total":495},)"
+      R"("cost_usd":0.0012,"wall_s":12.5})");
+  EXPECT_EQ(meta.harness, "arbiter-basic");
+  EXPECT_EQ(meta.spent.tokens, 330);
+  EXPECT_EQ(meta.spent.cache_tokens, 165);
+  EXPECT_EQ(meta.spent.cost_usd, 0.0012);
+  EXPECT_EQ(meta.spent.wall_s, 12.5);
+}
+
+TEST(spend, reads_other_shapes_and_leaves_the_unsaid_empty) {
+  const auto flat = score::read_session_meta(R"({"input_tokens":30,"output_tokens":20,"cost":0.5})");
+  EXPECT_EQ(flat.spent.tokens, 50);
+  EXPECT_FALSE(flat.spent.cache_tokens);
+  EXPECT_EQ(flat.spent.cost_usd, 0.5);
+  EXPECT_FALSE(flat.spent.wall_s);
+  EXPECT_EQ(score::read_session_meta(R"({"tokens":1234})").spent.tokens, 1234);
+  EXPECT_EQ(score::read_session_meta(R"({"tokens":{"total":99}})").spent.tokens, 99);
+  const auto no_price = score::read_session_meta(R"({"harness":"codex","cost_usd":null,"wall_s":"soon"})");
+  EXPECT_EQ(no_price.harness, "codex");
+  EXPECT_FALSE(no_price.spent.cost_usd);
+  EXPECT_FALSE(no_price.spent.wall_s);
+  for (const char* bad : {"", "{}", "[1,2]", "not json", R"({"harness":7})"}) {
+    const auto empty = score::read_session_meta(bad);
+    EXPECT_EQ(empty.harness, "") << bad;
+    EXPECT_FALSE(empty.spent.tokens || empty.spent.cache_tokens || empty.spent.cost_usd || empty.spent.wall_s) << bad;
+  }
+}
+
+TEST(spend, sums_keep_known_parts_and_divide_by_solved) {
+  score::spend total;
+  total += {100.0, std::nullopt, 0.5, 10.0};
+  total += {50.0, 20.0, std::nullopt, std::nullopt};
+  EXPECT_EQ(total.tokens, 150);
+  EXPECT_EQ(total.cache_tokens, 20);
+  EXPECT_EQ(total.cost_usd, 0.5);
+  const auto per = score::per_solved(total, 2);
+  EXPECT_EQ(per.tokens, 75);
+  EXPECT_EQ(per.wall_s, 5);
+  EXPECT_FALSE(score::per_solved(total, 0).tokens); // nothing solved: "—", not infinity
+  EXPECT_FALSE(score::per_solved(std::optional<double>{}, 3));
+}
+
+TEST(metrics, summarize_evaluations_splits_a_model_by_harness_and_sums_its_sessions) {
+  const std::string basic = R"({"harness":"arbiter-basic","tokens":{"input":1000,"output":100,"cache_read":500},"cost_usd":0.2,"wall_s":60})";
+  const std::string claude = R"({"harness":"claude-code","tokens":{"input":10,"output":90},"wall_s":30})";
+  std::vector<store::evaluation_row> evaluations{
+      evaluation("m", "a", 0, verdict::passed, basic, 2.0),
+      evaluation("m", "b", 0, verdict::incorrect, basic), // a failed session still costs
+      evaluation("m", "a", 0, verdict::passed, claude, 1.0),
+      evaluation("m", "b", 0, verdict::rejected, claude),
+      evaluation("hand", "a", 0, verdict::passed, "{}", 1.5),
+  };
+  auto running = evaluation("m", "c", 0, verdict::passed, basic);
+  running.status = "running";
+  running.v.reset();
+  evaluations.push_back(running);
+  const auto rows = score::summarize_evaluations(evaluations, 3);
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& m_basic = summary_of(rows, "m", "arbiter-basic");
+  EXPECT_EQ(m_basic.passed, 1);
+  EXPECT_EQ(m_basic.spent.tokens, 2200);
+  EXPECT_EQ(m_basic.per_solved.tokens, 2200);
+  EXPECT_EQ(m_basic.per_solved.cache_tokens, 1000);
+  EXPECT_DOUBLE_EQ(*m_basic.per_solved.cost_usd, 0.4);
+  EXPECT_EQ(m_basic.per_solved.wall_s, 120);
+  const auto& m_claude = summary_of(rows, "m", "claude-code");
+  EXPECT_EQ(m_claude.rejected, 1);
+  EXPECT_EQ(m_claude.per_solved.tokens, 200);
+  EXPECT_FALSE(m_claude.per_solved.cost_usd); // no price in its meta.json
+  EXPECT_FALSE(m_claude.per_solved.cache_tokens);
+  const auto& hand = summary_of(rows, "hand", "");
+  EXPECT_FALSE(hand.per_solved.tokens);
+  // Ranked as before: score 2 × 2 × 1/3 first; ties broken by model, then harness.
+  EXPECT_EQ(rows[0].harness, "arbiter-basic");
+  EXPECT_EQ(rows[1].model, "hand");
+}
+
+TEST(metrics, summarize_evaluations_says_nothing_per_solved_when_nothing_passed) {
+  const std::string meta = R"({"harness":"h","tokens":{"input":5,"output":5},"cost_usd":1,"wall_s":9})";
+  const auto rows = score::summarize_evaluations({evaluation("m", "a", 0, verdict::incorrect, meta)}, 1);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].spent.tokens, 10);
+  EXPECT_FALSE(rows[0].per_solved.tokens || rows[0].per_solved.cost_usd || rows[0].per_solved.wall_s);
+}
+
+// ---- what the leaderboard ranks by -------------------------------------------------------------
+
+TEST(ranking, names_the_baseline_and_the_one_method) {
+  const auto r = score::describe_ranking("cuda", {{"candidate", "", "cuda_event", "held_events", 6},
+                                                  {"baseline", "eager", "cuda_event", "held_events", 6}});
+  EXPECT_EQ(r.baseline, "eager");
+  EXPECT_EQ(r.clock, "device");
+  ASSERT_EQ(r.methods.size(), 1u);
+  EXPECT_EQ(r.methods[0], (std::pair<std::string, std::int64_t>{"held_events", 12}));
+  EXPECT_EQ(r.sentence, "speedup over eager PyTorch (the reference in a separate process): median device time "
+                        "(held events) per shape on cuda, geometric mean over shapes");
+}
+
+TEST(ranking, counts_a_fallback_and_timings_from_before_methods_were_kept) {
+  const auto r = score::describe_ranking("cuda", {{"candidate", "", "cuda_event", "held_events", 9},
+                                                  {"baseline", "eager", "cuda_event", "events", 2},
+                                                  {"candidate", "", "cuda_event", "", 1}});
+  ASSERT_EQ(r.methods.size(), 2u);
+  EXPECT_EQ(r.methods[1], (std::pair<std::string, std::int64_t>{"events", 3}));
+  EXPECT_NE(r.sentence.find("device time (held events: 9 of 12 timings; events: 3)"), std::string::npos) << r.sentence;
+}
+
+TEST(ranking, host_clock_on_cpu_and_a_campaign_without_timings) {
+  const auto cpu = score::describe_ranking("cpu", {{"candidate", "", "host", "steady_clock", 4}});
+  EXPECT_EQ(cpu.clock, "host");
+  EXPECT_NE(cpu.sentence.find("median host time (steady clock) per shape on cpu"), std::string::npos) << cpu.sentence;
+  const auto none = score::describe_ranking("cuda", {});
+  EXPECT_EQ(none.baseline, "eager");
+  EXPECT_TRUE(none.methods.empty());
+  EXPECT_NE(none.sentence.find("median device time per shape on cuda"), std::string::npos) << none.sentence;
+  EXPECT_NE(none.sentence.find("no timings stored yet"), std::string::npos) << none.sentence;
 }
