@@ -1,5 +1,6 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/score/metrics.hpp"
+#include "arbiter/score/ranking.hpp"
 #include "detail/commands.hpp"
 
 #include <iostream>
@@ -41,10 +42,10 @@ void print_leaderboard(std::ostream& out, store::store& db, std::int64_t campaig
   store::campaign_record campaign;
   for (const auto& c : db.campaigns())
     if (c.id == campaign_id) campaign = c;
-  const auto rows = score::summarize(db.results(campaign_id), db.problem_count(campaign_id));
-  const std::string clock = campaign.device == "cuda" ? "device time (CUDA events)" : "host time (monotonic clock)";
-  report::render_leaderboard(out, {campaign.suite, campaign.name, campaign.device,
-                                   "speedup over eager PyTorch: median " + clock + " per shape, geometric mean over shapes"},
+  // Rows per (model, harness) with spend come from the solutions' meta.json, which evaluation_rows carries.
+  const auto rows = score::summarize_evaluations(db.evaluation_rows(campaign_id), db.problem_count(campaign_id));
+  const score::ranking ranking = score::describe_ranking(campaign.device, db.timing_methods(campaign_id));
+  report::render_leaderboard(out, {campaign.suite, campaign.name, campaign.device, ranking.sentence, ranking.methods},
                              rows, fmt);
 }
 

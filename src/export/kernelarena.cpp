@@ -34,7 +34,9 @@ json measurements_json(const std::vector<store::measurement_record>& ms) {
   for (const auto& m : ms)
     out.push_back({{"shape", m.shape}, {"role", m.role}, {"baseline", m.baseline}, {"clock", m.clock}, {"median_ms", m.median_ms},
                    {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms}, {"samples", m.samples},
-                   {"rel_noise", m.rel_noise}, {"speedup", m.speedup ? json(*m.speedup) : json(nullptr)}});
+                   {"rel_noise", m.rel_noise}, {"speedup", m.speedup ? json(*m.speedup) : json(nullptr)},
+                   {"method", m.method}, {"host_median_ms", m.host_median_ms ? json(*m.host_median_ms) : json(nullptr)},
+                   {"throttled", m.throttled}});
   return out;
 }
 
@@ -85,6 +87,9 @@ store::measurement_record measurement_from(const json& m) {
   r.samples = m.value("samples", std::int64_t{0});
   r.rel_noise = m.value("rel_noise", 0.0);
   if (m.contains("speedup") && m["speedup"].is_number()) r.speedup = m["speedup"].get<double>();
+  r.method = m.value("method", "");
+  if (m.contains("host_median_ms") && m["host_median_ms"].is_number()) r.host_median_ms = m["host_median_ms"].get<double>();
+  r.throttled = m.value("throttled", std::int64_t{0});
   return r;
 }
 

@@ -16,19 +16,43 @@ namespace arbiter::report {
 namespace {
 
 constexpr std::string_view k_none = "—";
-constexpr std::size_t k_columns = 11;
+constexpr std::size_t k_columns = 15;
 enum class align : std::uint8_t { left, right };
 
 constexpr std::array<std::string_view, k_columns> k_titles{
-    "rank", "model", "attempted", "passed", "pass@1", "mean", "median", "geomean", "score", "rejected", "verdicts"};
-constexpr std::array<align, k_columns> k_align{align::right, align::left,  align::right, align::right,
-                                               align::right, align::right, align::right, align::right,
-                                               align::right, align::right, align::left};
+    "rank",  "model",         "attempted",    "passed",      "pass@1",           "mean",     "median",  "geomean",
+    "score", "tokens/solved", "cache/solved", "cost/solved", "agent time/solved", "rejected", "verdicts"};
+constexpr std::array<align, k_columns> k_align{align::right, align::left,  align::right, align::right, align::right,
+                                               align::right, align::right, align::right, align::right, align::right,
+                                               align::right, align::right, align::right, align::right, align::left};
 
 using row_cells = std::array<std::string, k_columns>;
 
 std::string speedup_cell(const std::optional<double>& speedup) {
   return speedup ? fmt::format("{:.2f}×", *speedup) : std::string(k_none);
+}
+
+/// Tokens rounded for people: 812, 48.2k, 1.25M.
+std::string count_cell(const std::optional<double>& count) {
+  if (!count) return std::string(k_none);
+  if (*count < 1e4) return fmt::format("{:.0f}", *count);
+  if (*count < 1e6) return fmt::format("{:.1f}k", *count / 1e3);
+  return fmt::format("{:.2f}M", *count / 1e6);
+}
+
+std::string cost_cell(const std::optional<double>& usd) { return usd ? fmt::format("${:.3f}", *usd) : std::string(k_none); }
+
+/// Seconds as people read them: 42.0 s, 5.2 min, 3.1 h.
+std::string duration_cell(const std::optional<double>& seconds) {
+  if (!seconds) return std::string(k_none);
+  if (*seconds < 100) return fmt::format("{:.1f} s", *seconds);
+  if (*seconds < 6000) return fmt::format("{:.1f} min", *seconds / 60);
+  return fmt::format("{:.1f} h", *seconds / 3600);
+}
+
+/// "model · harness", or the model alone when its solutions name no harness.
+std::string model_cell(const score::model_summary& row) {
+  return row.harness.empty() ? row.model : row.model + " · " + row.harness;
 }
 
 /// First-sample verdicts other than passed (the passed column has those): "incorrect 6, compile_error 1".
@@ -44,7 +68,7 @@ std::string failure_breakdown(const score::model_summary& row) {
 row_cells human_cells(std::size_t rank, const score::model_summary& row) {
   const std::string failures = failure_breakdown(row);
   return {std::to_string(rank),
-          row.model,
+          model_cell(row),
           std::to_string(row.attempted),
           std::to_string(row.passed),
           fmt::format("{:.1f}%", row.pass_at_1 * 100),
@@ -52,6 +76,10 @@ row_cells human_cells(std::size_t rank, const score::model_summary& row) {
           speedup_cell(row.median_speedup),
           speedup_cell(row.geomean_speedup),
           fmt::format("{:.3f}", row.kernelarena_score),
+          count_cell(row.per_solved.tokens),
+          count_cell(row.per_solved.cache_tokens),
+          cost_cell(row.per_solved.cost_usd),
+          duration_cell(row.per_solved.wall_s),
           std::to_string(row.rejected),
           failures.empty() ? std::string(k_none) : failures};
 }
@@ -141,6 +169,7 @@ nlohmann::ordered_json json_row(std::size_t rank, const score::model_summary& ro
   for (const auto& [name, count] : row.verdict_counts) verdicts[name] = count;
   return {{"rank", rank},
           {"model", row.model},
+          {"harness", row.harness},
           {"problems", row.problems},
           {"attempted", row.attempted},
           {"passed", row.passed},
@@ -149,6 +178,10 @@ nlohmann::ordered_json json_row(std::size_t rank, const score::model_summary& ro
           {"median_speedup", optional_number(row.median_speedup)},
           {"geomean_speedup", optional_number(row.geomean_speedup)},
           {"kernelarena_score", row.kernelarena_score},
+          {"tokens_per_solved", optional_number(row.per_solved.tokens)},
+          {"cache_tokens_per_solved", optional_number(row.per_solved.cache_tokens)},
+          {"cost_per_solved_usd", optional_number(row.per_solved.cost_usd)},
+          {"wall_s_per_solved", optional_number(row.per_solved.wall_s)},
           {"rejected", row.rejected},
           {"verdicts", verdicts}};
 }
@@ -158,7 +191,9 @@ void render_json(std::ostream& out, const leaderboard_header& header, const std:
                                 {"campaign", header.campaign},
                                 {"device", header.device},
                                 {"ranked_by", header.ranked_by},
+                                {"timing_methods", nlohmann::ordered_json::object()},
                                 {"rows", nlohmann::ordered_json::array()}};
+  for (const auto& [method, count] : header.timing_methods) doc["timing_methods"][method] = count;
   for (std::size_t idx = 0; idx < rows.size(); ++idx) doc["rows"].push_back(json_row(idx + 1, rows[idx]));
   out << doc.dump(2) << '\n';
 }
@@ -181,14 +216,17 @@ void write_csv_record(std::ostream& out, const std::vector<std::string>& fields)
 }
 
 void render_csv(std::ostream& out, const std::vector<score::model_summary>& rows) {
-  write_csv_record(out, {"rank", "model", "problems", "attempted", "passed", "pass_at_1", "mean_speedup",
-                         "median_speedup", "geomean_speedup", "kernelarena_score", "rejected", "verdicts"});
+  write_csv_record(out, {"rank", "model", "harness", "problems", "attempted", "passed", "pass_at_1", "mean_speedup",
+                         "median_speedup", "geomean_speedup", "kernelarena_score", "tokens_per_solved",
+                         "cache_tokens_per_solved", "cost_per_solved_usd", "wall_s_per_solved", "rejected", "verdicts"});
   for (std::size_t idx = 0; idx < rows.size(); ++idx) {
     const score::model_summary& row = rows[idx];
-    write_csv_record(out, {std::to_string(idx + 1), row.model, std::to_string(row.problems),
+    write_csv_record(out, {std::to_string(idx + 1), row.model, row.harness, std::to_string(row.problems),
                            std::to_string(row.attempted), std::to_string(row.passed), fmt::format("{}", row.pass_at_1),
                            csv_number(row.mean_speedup), csv_number(row.median_speedup),
                            csv_number(row.geomean_speedup), fmt::format("{}", row.kernelarena_score),
+                           csv_number(row.per_solved.tokens), csv_number(row.per_solved.cache_tokens),
+                           csv_number(row.per_solved.cost_usd), csv_number(row.per_solved.wall_s),
                            std::to_string(row.rejected), failure_breakdown(row)});
   }
 }

@@ -12,12 +12,25 @@ namespace {
 std::string header_line(const json& board, const links& l) {
   const json& c = board["campaign"];
   const std::string hw = c["hardware"].is_null() ? "unknown hardware" : c["hardware"]["name"].get<std::string>();
-  return fmt::format("<p class=\"meta\">suite <b>{}</b> · {} ({}) · campaign {} · {}<br>ranked by: <b>{}</b>"
-                     " · baseline <b>{}</b> · <b>{}</b> time</p>",
+  return fmt::format("<p class=\"meta\">suite <b>{}</b> · {} ({}) · campaign {} · {}</p>",
                      escape(c["suite"].get<std::string>()), escape(hw), escape(c["device"].get<std::string>()),
                      anchor(l, campaign_path(c["id"].get<std::int64_t>()), c["name"].get<std::string>()),
-                     escape(c["status"].get<std::string>()), escape(board["ranked_by"].get<std::string>()),
-                     escape(board["baseline"].get<std::string>()), escape(board["clock"].get<std::string>()));
+                     escape(c["status"].get<std::string>()));
+}
+
+/// Under the table: what the ranking's speedups are, from the methods of the stored timings.
+std::string ranked_by_line(const json& board) {
+  return fmt::format("<p class=\"note ranked-by\">ranked by <b>{}</b> · baseline <b>{}</b> · <b>{}</b> time</p>",
+                     escape(board["ranked_by"].get<std::string>()), escape(board["baseline"].get<std::string>()),
+                     escape(board["clock"].get<std::string>()));
+}
+
+/// The agent's wall time per solved problem: 42.0 s, 5.2 min, 3.1 h.
+std::string format_duration(const json& seconds) {
+  if (seconds.is_null()) return "—";
+  const double s = seconds.get<double>();
+  if (s < 100) return fmt::format("{:.1f} s", s);
+  return s < 6000 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.1f} h", s / 3600);
 }
 
 std::string table_head(const json& board) {
@@ -26,7 +39,8 @@ std::string table_head(const json& board) {
                      "<th data-type=\"num\">score</th>";
   for (const auto& p : board["fast_p_thresholds"]) head += fmt::format("<th data-type=\"num\">fast<sub>{}</sub></th>", p.get<double>());
   return head + "<th data-type=\"num\">of peak</th><th data-type=\"num\">tokens / solved</th>"
-                "<th data-type=\"num\">cost / solved</th><th data-type=\"num\">rejected</th><th>verdicts</th></tr>";
+                "<th data-type=\"num\">cache tokens / solved</th><th data-type=\"num\">cost / solved</th>"
+                "<th data-type=\"num\">agent time / solved</th><th data-type=\"num\">rejected</th><th>verdicts</th></tr>";
 }
 
 std::string verdict_summary(const json& verdicts) {
@@ -37,18 +51,19 @@ std::string verdict_summary(const json& verdicts) {
 
 std::string table_row(const json& row, std::int64_t campaign_id, const links& l) {
   std::string out = "<tr>" + sort_cell(row["rank"], std::to_string(row["rank"].get<std::int64_t>()));
-  const std::string model = row["model"].get<std::string>();
-  out += sort_cell(model, anchor(l, model_path(campaign_id, model), model) +
-                              (row["harness"].get<std::string>().empty() ? "" : " <small>" + escape(row["harness"].get<std::string>()) + "</small>"));
+  const std::string model = row["model"].get<std::string>(), harness = row["harness"].get<std::string>();
+  out += sort_cell(harness.empty() ? model : model + " · " + harness,
+                   anchor(l, model_path(campaign_id, model), model) + (harness.empty() ? "" : " · <small class=\"harness\">" + escape(harness) + "</small>"));
   out += sort_cell(row["pass_at_1"], format_percent(row["pass_at_1"]));
   for (const char* key : {"mean_speedup", "median_speedup", "geomean_speedup"}) out += sort_cell(row[key], format_speedup(row[key]));
   out += sort_cell(row["kernelarena_score"], format_number(row["kernelarena_score"], 3));
   for (const auto& [p, share] : row["fast_p"].items()) out += sort_cell(share, format_percent(share));
   out += sort_cell(row["fraction_of_peak"], row["fraction_of_peak"].is_null() ? "not measured" : format_percent(row["fraction_of_peak"]));
-  const json& tokens = row["tokens_per_solved"];
-  out += sort_cell(tokens, tokens.is_null() ? "—" : format_count(tokens.get<double>()));
+  for (const char* key : {"tokens_per_solved", "cache_tokens_per_solved"})
+    out += sort_cell(row[key], row[key].is_null() ? "—" : format_count(row[key].get<double>()));
   const json& cost = row["cost_per_solved_usd"];
   out += sort_cell(cost, cost.is_null() ? "—" : fmt::format("${:.3f}", cost.get<double>()));
+  out += sort_cell(row["wall_s_per_solved"], format_duration(row["wall_s_per_solved"]));
   out += sort_cell(row["rejected"], std::to_string(row["rejected"].get<std::int64_t>()));
   return out + "<td>" + verdict_summary(row["verdicts"]) + "</td></tr>\n";
 }
@@ -57,7 +72,9 @@ std::string score_bars(const json& board, const links& l) {
   std::vector<bar> bars;
   const std::int64_t id = board["campaign"]["id"].get<std::int64_t>();
   for (const auto& row : board["rows"])
-    bars.push_back({row["model"].get<std::string>(), row["kernelarena_score"].get<double>(),
+    bars.push_back({row["harness"].get<std::string>().empty() ? row["model"].get<std::string>()
+                                                               : row["model"].get<std::string>() + " · " + row["harness"].get<std::string>(),
+                    row["kernelarena_score"].get<double>(),
                     l.to(model_path(id, row["model"].get<std::string>()))});
   return bar_chart("KernelArena score per model (mean × median × pass@1)", bars, "");
 }
@@ -97,10 +114,10 @@ std::string leaderboard_section(const json& board, const links& l) {
   const std::int64_t id = board["campaign"]["id"].get<std::int64_t>();
   std::string rows;
   for (const auto& row : board["rows"]) rows += table_row(row, id, l);
-  if (board["rows"].empty()) rows = "<tr><td colspan=\"17\">no finished evaluations yet</td></tr>";
+  if (board["rows"].empty()) rows = "<tr><td colspan=\"19\">no finished evaluations yet</td></tr>";
   return fmt::format("<section class=\"board\">{}<div class=\"scroll\"><table class=\"sortable leaderboard\" id=\"board-{}\">"
-                     "<thead>{}</thead><tbody>\n{}</tbody></table></div><p class=\"note\">{} problems · fraction of peak: {}</p>{}</section>",
-                     header_line(board, l), id, table_head(board), rows, board["problems"].get<std::int64_t>(),
+                     "<thead>{}</thead><tbody>\n{}</tbody></table></div>{}<p class=\"note\">{} problems · fraction of peak: {}</p>{}</section>",
+                     header_line(board, l), id, table_head(board), rows, ranked_by_line(board), board["problems"].get<std::int64_t>(),
                      escape(board["fraction_of_peak"]["note"].get<std::string>()), score_bars(board, l));
 }
 

@@ -1,5 +1,6 @@
 // The leaderboard, board index, campaign list and live progress views.
 #include "arbiter/score/metrics.hpp"
+#include "arbiter/score/ranking.hpp"
 #include "detail/campaign_data.hpp"
 #include "detail/roofline.hpp"
 
@@ -8,7 +9,6 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
 namespace arbiter::server {
 
@@ -16,43 +16,24 @@ namespace {
 
 using detail::campaign_data;
 
-/// What a model spent over every evaluated sample of the campaign, and its harness.
-struct spend {
-  std::optional<double> tokens, cost_usd;
-  std::set<std::string> harnesses;
-  std::string org;
-};
+/// A leaderboard row's identity: model and harness (score::model_summary).
+using row_key = std::pair<std::string, std::string>;
 
-std::map<std::string, spend> spend_by_model(const campaign_data& data) {
-  std::map<std::string, spend> out;
-  std::unordered_map<std::string_view, detail::usage> parsed; // samples often share one meta.json text
-  for (const auto& e : data.evaluations) {
-    spend& s = out[e.model];
-    s.org = e.org;
-    auto found = parsed.find(e.meta_json);
-    if (found == parsed.end()) found = parsed.emplace(e.meta_json, detail::usage_of(e.meta_json)).first;
-    const detail::usage& u = found->second;
-    if (u.tokens) s.tokens = s.tokens.value_or(0) + *u.tokens;
-    if (u.cost_usd) s.cost_usd = s.cost_usd.value_or(0) + *u.cost_usd;
-    if (!u.harness.empty()) s.harnesses.insert(u.harness);
-  }
+std::map<std::string, std::string> org_by_model(const campaign_data& data) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : data.evaluations) out[e.model] = e.org;
   return out;
 }
 
-std::optional<double> per_solved(const std::optional<double>& total, std::int64_t passed) {
-  if (!total || passed <= 0) return std::nullopt;
-  return *total / static_cast<double>(passed);
-}
-
-/// Mean over a model's passed problems of the problem's mean fraction of peak over its shapes;
+/// Mean over a row's passed problems of the problem's mean fraction of peak over its shapes;
 /// empty map when the hardware has no calibrated peaks.
-std::map<std::string, double> fraction_of_peak_by_model(store::store& db, const campaign_data& data) {
-  std::map<std::string, double> out;
+std::map<row_key, double> fraction_of_peak_by_row(store::store& db, const campaign_data& data) {
+  std::map<row_key, double> out;
   if (!data.hardware) return out;
   const json hw = detail::parse_object(data.hardware->record.json);
   std::map<std::string, json> specs;
   for (const auto& p : data.problems) specs[p.record.key] = detail::parse_object(p.record.json);
-  std::map<std::string, std::vector<double>> fractions;
+  std::map<row_key, std::vector<double>> fractions;
   for (const auto& e : data.evaluations) {
     if (e.sample != 0 || e.v != verdict::passed) continue;
     const json& spec = specs[e.problem];
@@ -63,9 +44,9 @@ std::map<std::string, double> fraction_of_peak_by_model(store::store& db, const 
     for (const auto& m : view ? view->result.measurements : std::vector<store::measurement_record>{})
       if (auto w = m.role == "candidate" ? detail::work_of(spec, m.shape) : std::nullopt)
         shapes.push_back(detail::fraction_of_peak(*w, m.median_ms / 1e3, *p));
-    if (!shapes.empty()) fractions[e.model].push_back(score::mean(shapes));
+    if (!shapes.empty()) fractions[{e.model, score::read_session_meta(e.meta_json).harness}].push_back(score::mean(shapes));
   }
-  for (const auto& [model, values] : fractions) out[model] = score::mean(values);
+  for (const auto& [key, values] : fractions) out[key] = score::mean(values);
   return out;
 }
 
@@ -76,17 +57,15 @@ json fast_p_json(const score::model_summary& row) {
   return out;
 }
 
-json leaderboard_row(std::size_t rank, const score::model_summary& row, const spend& s,
-                     const std::map<std::string, double>& peak) {
+json leaderboard_row(std::size_t rank, const score::model_summary& row, const std::string& org,
+                     const std::map<row_key, double>& peak) {
   json verdicts = json::object();
   for (const auto& [name, count] : row.verdict_counts) verdicts[name] = count;
-  const auto fraction = peak.find(row.model);
-  std::string harness;
-  for (const auto& h : s.harnesses) harness += (harness.empty() ? "" : ", ") + h;
+  const auto fraction = peak.find({row.model, row.harness});
   return {{"rank", rank},
           {"model", row.model},
-          {"org", s.org},
-          {"harness", harness},
+          {"org", org},
+          {"harness", row.harness},
           {"problems", row.problems},
           {"attempted", row.attempted},
           {"passed", row.passed},
@@ -97,8 +76,10 @@ json leaderboard_row(std::size_t rank, const score::model_summary& row, const sp
           {"kernelarena_score", row.kernelarena_score},
           {"fast_p", fast_p_json(row)},
           {"fraction_of_peak", fraction == peak.end() ? json(nullptr) : json(fraction->second)},
-          {"tokens_per_solved", detail::optional_number(per_solved(s.tokens, row.passed))},
-          {"cost_per_solved_usd", detail::optional_number(per_solved(s.cost_usd, row.passed))},
+          {"tokens_per_solved", detail::optional_number(row.per_solved.tokens)},
+          {"cache_tokens_per_solved", detail::optional_number(row.per_solved.cache_tokens)},
+          {"cost_per_solved_usd", detail::optional_number(row.per_solved.cost_usd)},
+          {"wall_s_per_solved", detail::optional_number(row.per_solved.wall_s)},
           {"rejected", row.rejected},
           {"verdicts", verdicts}};
 }
@@ -136,19 +117,27 @@ std::vector<double> first_sample_speedups(const campaign_data& data) {
   return out;
 }
 
+json timing_methods_json(const score::ranking& ranking) {
+  json out = json::array();
+  for (const auto& [method, count] : ranking.methods) out.push_back({{"method", method}, {"timings", count}});
+  return out;
+}
+
 json leaderboard_of(store::store& db, const campaign_data& data) {
-  const auto summaries = score::summarize(detail::result_rows(data.evaluations), data.problem_count);
-  const auto spending = spend_by_model(data);
-  const auto peak = fraction_of_peak_by_model(db, data);
+  const auto summaries = score::summarize_evaluations(data.evaluations, data.problem_count);
+  const auto orgs = org_by_model(data);
+  const auto peak = fraction_of_peak_by_row(db, data);
+  const score::ranking ranking = score::describe_ranking(data.campaign.device, db.timing_methods(data.campaign.id));
   json rows = json::array();
   for (std::size_t idx = 0; idx < summaries.size(); ++idx)
-    rows.push_back(leaderboard_row(idx + 1, summaries[idx], spending.at(summaries[idx].model), peak));
+    rows.push_back(leaderboard_row(idx + 1, summaries[idx], orgs.at(summaries[idx].model), peak));
   return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
-          {"ranked_by", detail::ranked_by(data.campaign)},
+          {"ranked_by", ranking.sentence},
           {"problem_list", problem_list(data)},
           {"speedups", first_sample_speedups(data)},
-          {"baseline", "eager"},
-          {"clock", detail::clock_of(data.campaign)},
+          {"baseline", ranking.baseline},
+          {"clock", ranking.clock},
+          {"timing_methods", timing_methods_json(ranking)},
           {"problems", data.problem_count},
           {"fast_p_thresholds", score::k_fast_p_thresholds},
           {"fraction_of_peak", peak_note(data, !peak.empty())},

@@ -11,7 +11,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus" / "faults"
-META = {"org": "arbiter", "harness": "handwritten", "tokens": {"input": 1000, "output": 500}, "cost_usd": 0.02}
+META = {"org": "arbiter", "harness": "handwritten", "tokens": {"input": 1000, "output": 500}, "cost_usd": 0.02,
+        "wall_s": 42.0}
 
 
 def binary():

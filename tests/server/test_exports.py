@@ -6,9 +6,12 @@ import json
 from conftest import run
 
 
+def leaderboard(db, campaign):
+    return json.loads(run("leaderboard", "--db", str(db), "--campaign", campaign, "--json").stdout)
+
+
 def leaderboard_rows(db, campaign):
-    rows = json.loads(run("leaderboard", "--db", str(db), "--campaign", campaign, "--json").stdout)["rows"]
-    return rows
+    return leaderboard(db, campaign)["rows"]
 
 
 def test_json_csv_and_markdown_exports(campaign_db):
@@ -34,6 +37,10 @@ def test_kernelarena_export_reimports_to_the_same_leaderboard(campaign_db, tmp_p
     assert leaderboard_rows(copy, "imported") == leaderboard_rows(campaign_db, "web-test")
     run("import", str(out), "--db", str(copy), "--campaign", "imported")  # twice: nothing doubles
     assert leaderboard_rows(copy, "imported") == leaderboard_rows(campaign_db, "web-test")
+    # The timing methods travel with the measurements, so the import says what it ranks by too.
+    original, imported = leaderboard(campaign_db, "web-test"), leaderboard(copy, "imported")
+    assert imported["ranked_by"] == original["ranked_by"] and imported["timing_methods"] == original["timing_methods"]
+    assert "steady clock" in imported["ranked_by"]
 
 
 def test_import_names_the_file_when_index_is_malformed(tmp_path):

@@ -21,11 +21,19 @@ def test_leaderboard_ranks_and_says_what_it_ranks_by(server):
     assert correct["pass_at_1"] == 1.0 and correct["geomean_speedup"] > 0
     assert set(correct["fast_p"]) == {"0", "0.5", "1", "1.5", "2"}
     assert correct["tokens_per_solved"] == 1500 and abs(correct["cost_per_solved_usd"] - 0.02) < 1e-12
+    assert correct["harness"] == "handwritten" and correct["wall_s_per_solved"] == 42.0
+    assert correct["cache_tokens_per_solved"] is None  # its meta.json names no cache tokens
+    assert row(b, "wrong_values")["tokens_per_solved"] is None and row(b, "wrong_values")["harness"] == ""
+    # What it ranks by comes from the methods of the stored timings (the CPU's steady clock here).
+    assert [m["method"] for m in b["timing_methods"]] == ["steady_clock"]
+    assert "host time (steady clock) per shape on cpu" in b["ranked_by"], b["ranked_by"]
     assert correct["fraction_of_peak"] is None and b["fraction_of_peak"]["measured"] is False
     assert row(b, "wrong_values")["verdicts"] == {"incorrect": 1}
     status, kind, html = server.get("/")
     assert status == 200 and kind.startswith("text/html")
-    for text in ("ranked by", "not measured", "fast<sub>1.5</sub>", "tokens / solved", "<svg", "correct", "wrong_values"):
+    for text in ('class="note ranked-by"', "host time (steady clock)", "not measured", "fast<sub>1.5</sub>",
+                 "tokens / solved", "cache tokens / solved", "agent time / solved", "42.0 s", "handwritten", "<svg",
+                 "correct", "wrong_values"):
         assert text in html, text
 
 

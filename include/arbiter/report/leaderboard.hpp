@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace arbiter::report {
@@ -14,7 +15,9 @@ struct leaderboard_header {
   std::string suite;
   std::string campaign;
   std::string device;
-  std::string ranked_by; ///< e.g. "speedup over eager PyTorch, device time (median)"
+  std::string ranked_by; ///< score::ranking::sentence
+  /// Timing method → timings (score::ranking::methods); JSON output only.
+  std::vector<std::pair<std::string, std::int64_t>> timing_methods;
 };
 
 void render_leaderboard(std::ostream& out, const leaderboard_header& header,

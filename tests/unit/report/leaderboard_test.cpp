@@ -11,7 +11,8 @@ using report::format;
 namespace {
 
 report::leaderboard_header header() {
-  return {"kernelbench-l1", "nightly", "cuda (NVIDIA H200)", "speedup over eager PyTorch, device time (median)"};
+  return {"kernelbench-l1", "nightly", "cuda (NVIDIA H200)", "speedup over eager PyTorch, device time (median)",
+          {{"held_events", 10}, {"events", 2}}};
 }
 
 std::vector<score::model_summary> rows() {
@@ -27,6 +28,8 @@ std::vector<score::model_summary> rows() {
   alpha.geomean_speedup = std::sqrt(8.0);
   alpha.kernelarena_score = 4.5;
   alpha.verdict_counts = {{"passed", 2}, {"incorrect", 1}, {"rejected", 1}};
+  alpha.harness = "arbiter-basic";
+  alpha.per_solved = {48210.0, 1500.0, 0.25, 312.4};
 
   score::model_summary beta;
   beta.model = "beta, \"large\"";
@@ -51,9 +54,12 @@ TEST(leaderboard, table_is_aligned_with_header_lines) {
       "device:    cuda (NVIDIA H200)\n"
       "ranked by: speedup over eager PyTorch, device time (median)\n"
       "\n"
-      "rank  model          attempted  passed  pass@1   mean  median  geomean  score  rejected  verdicts\n"
-      "   1  alpha                  4       2   50.0%  3.00×   3.00×    2.83×  4.500         2  incorrect 1, rejected 1\n"
-      "   2  beta, \"large\"          1       0    0.0%      —       —        —  0.000         0  compile_error 1\n";
+      "rank  model                  attempted  passed  pass@1   mean  median  geomean  score  tokens/solved  cache/solved"
+      "  cost/solved  agent time/solved  rejected  verdicts\n"
+      "   1  alpha · arbiter-basic          4       2   50.0%  3.00×   3.00×    2.83×  4.500          48.2k          1500"
+      "       $0.250            5.2 min         2  incorrect 1, rejected 1\n"
+      "   2  beta, \"large\"                  1       0    0.0%      —       —        —  0.000              —             —"
+      "            —                  —         0  compile_error 1\n";
   EXPECT_EQ(render(format::table), expected);
 }
 
@@ -69,10 +75,15 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
   "campaign": "nightly",
   "device": "cuda (NVIDIA H200)",
   "ranked_by": "speedup over eager PyTorch, device time (median)",
+  "timing_methods": {
+    "held_events": 10,
+    "events": 2
+  },
   "rows": [
     {
       "rank": 1,
       "model": "alpha",
+      "harness": "arbiter-basic",
       "problems": 4,
       "attempted": 4,
       "passed": 2,
@@ -81,6 +92,10 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
       "median_speedup": 3.0,
       "geomean_speedup": 2.8284271247461903,
       "kernelarena_score": 4.5,
+      "tokens_per_solved": 48210.0,
+      "cache_tokens_per_solved": 1500.0,
+      "cost_per_solved_usd": 0.25,
+      "wall_s_per_solved": 312.4,
       "rejected": 2,
       "verdicts": {
         "passed": 2,
@@ -91,6 +106,7 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
     {
       "rank": 2,
       "model": "beta, \"large\"",
+      "harness": "",
       "problems": 4,
       "attempted": 1,
       "passed": 0,
@@ -99,6 +115,10 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
       "median_speedup": null,
       "geomean_speedup": null,
       "kernelarena_score": 0.0,
+      "tokens_per_solved": null,
+      "cache_tokens_per_solved": null,
+      "cost_per_solved_usd": null,
+      "wall_s_per_solved": null,
       "rejected": 0,
       "verdicts": {
         "compile_error": 1
@@ -112,10 +132,11 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
 
 TEST(leaderboard, csv_quotes_commas_and_quotes) {
   const std::string expected =
-      "rank,model,problems,attempted,passed,pass_at_1,mean_speedup,median_speedup,geomean_speedup,"
-      "kernelarena_score,rejected,verdicts\r\n"
-      "1,alpha,4,4,2,0.5,3,3,2.8284271247461903,4.5,2,\"incorrect 1, rejected 1\"\r\n"
-      "2,\"beta, \"\"large\"\"\",4,1,0,0,,,,0,0,compile_error 1\r\n";
+      "rank,model,harness,problems,attempted,passed,pass_at_1,mean_speedup,median_speedup,geomean_speedup,"
+      "kernelarena_score,tokens_per_solved,cache_tokens_per_solved,cost_per_solved_usd,wall_s_per_solved,rejected,"
+      "verdicts\r\n"
+      "1,alpha,arbiter-basic,4,4,2,0.5,3,3,2.8284271247461903,4.5,48210,1500,0.25,312.4,2,\"incorrect 1, rejected 1\"\r\n"
+      "2,\"beta, \"\"large\"\"\",,4,1,0,0,,,,0,,,,,0,compile_error 1\r\n";
   EXPECT_EQ(render(format::csv), expected);
 }
 
@@ -128,9 +149,20 @@ TEST(leaderboard, markdown_table_escapes_pipes) {
       "- device: cuda (NVIDIA H200)\n"
       "- ranked by: speedup over eager PyTorch, device time (median)\n"
       "\n"
-      "| rank | model | attempted | passed | pass@1 | mean | median | geomean | score | rejected | verdicts |\n"
-      "| ---: | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |\n"
-      "| 1 | alpha\\|beta | 4 | 2 | 50.0% | 3.00× | 3.00× | 2.83× | 4.500 | 2 | incorrect 1, rejected 1 |\n"
-      "| 2 | beta, \"large\" | 1 | 0 | 0.0% | — | — | — | 0.000 | 0 | compile_error 1 |\n";
+      "| rank | model | attempted | passed | pass@1 | mean | median | geomean | score | tokens/solved | cache/solved "
+      "| cost/solved | agent time/solved | rejected | verdicts |\n"
+      "| ---: | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :--- |\n"
+      "| 1 | alpha\\|beta · arbiter-basic | 4 | 2 | 50.0% | 3.00× | 3.00× | 2.83× | 4.500 | 48.2k | 1500 | $0.250 "
+      "| 5.2 min | 2 | incorrect 1, rejected 1 |\n"
+      "| 2 | beta, \"large\" | 1 | 0 | 0.0% | — | — | — | 0.000 | — | — | — | — | 0 | compile_error 1 |\n";
   EXPECT_EQ(render(format::markdown, input), expected);
+}
+
+TEST(leaderboard, spend_cells_round_for_people) {
+  auto input = rows();
+  input[0].per_solved = {1.25e6, 812.0, std::nullopt, 9000.0};
+  const std::string text = render(format::table, input);
+  for (const char* cell : {"1.25M", "812", "2.5 h"}) EXPECT_NE(text.find(cell), std::string::npos) << cell << "\n" << text;
+  input[0].per_solved.wall_s = 42.0;
+  EXPECT_NE(render(format::table, input).find("42.0 s"), std::string::npos);
 }

@@ -55,7 +55,7 @@ protected:
     m_problems["p3"] = m_db->upsert_problem({"kb", "p3", "h3", "third", 2, "{}"});
     m_db->add_campaign_problems(m_campaign, {m_problems["p1"], m_problems["p2"], m_problems["p3"]});
     evaluate("p1", "alpha", verdict::passed, 2.0, R"({"harness":"loop","tokens":{"input":100,"output":50},"cost_usd":0.3})");
-    evaluate("p2", "alpha", verdict::incorrect, std::nullopt, R"({"input_tokens":30,"output_tokens":20})");
+    evaluate("p2", "alpha", verdict::incorrect, std::nullopt, R"({"harness":"loop","input_tokens":30,"output_tokens":20})");
     evaluate("p1", "beta", verdict::passed, 0.5);
     evaluate("p2", "beta", verdict::passed, 4.0);
   }
@@ -96,11 +96,46 @@ TEST_F(views, leaderboard_has_scores_fast_p_tokens_and_what_it_ranks_by) {
   EXPECT_DOUBLE_EQ(alpha["tokens_per_solved"].get<double>(), 200); // (150 + 50) tokens / 1 solved
   EXPECT_DOUBLE_EQ(alpha["cost_per_solved_usd"].get<double>(), 0.3);
   EXPECT_EQ(alpha["harness"], "loop");
+  EXPECT_TRUE(alpha["cost_per_solved_usd"].is_number());
+  EXPECT_TRUE(alpha["cache_tokens_per_solved"].is_null()); // no meta.json says
+  EXPECT_TRUE(alpha["wall_s_per_solved"].is_null());
   EXPECT_TRUE(alpha["fraction_of_peak"].is_null());
   const json& beta = row_of(board, "beta");
   EXPECT_DOUBLE_EQ(beta["fast_p"]["1"].get<double>(), 1.0 / 3);
   EXPECT_TRUE(beta["tokens_per_solved"].is_null());
   EXPECT_EQ(board["problem_list"].size(), 3u);
+}
+
+TEST_F(views, leaderboard_rows_are_per_model_and_harness_with_agent_spend) {
+  evaluate("p3", "alpha", verdict::passed, 1.0,
+           R"({"harness":"claude-code","tokens":{"input":10,"output":20,"cache_read":300,"cache_write":0},"cost_usd":0.25,"wall_s":90})");
+  const json board = server::leaderboard_view(*m_db, m_campaign);
+  ASSERT_EQ(board["rows"].size(), 3u);
+  const json* loop = nullptr;
+  const json* claude = nullptr;
+  for (const auto& row : board["rows"]) {
+    if (row["model"] == "alpha" && row["harness"] == "loop") loop = &row;
+    if (row["model"] == "alpha" && row["harness"] == "claude-code") claude = &row;
+  }
+  ASSERT_TRUE(loop && claude);
+  EXPECT_EQ((*loop)["passed"], 1);
+  EXPECT_DOUBLE_EQ((*loop)["tokens_per_solved"].get<double>(), 200);
+  EXPECT_EQ((*claude)["passed"], 1);
+  EXPECT_EQ((*claude)["org"], "org-alpha");
+  EXPECT_DOUBLE_EQ((*claude)["tokens_per_solved"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ((*claude)["cache_tokens_per_solved"].get<double>(), 300);
+  EXPECT_DOUBLE_EQ((*claude)["cost_per_solved_usd"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ((*claude)["wall_s_per_solved"].get<double>(), 90);
+}
+
+TEST_F(views, leaderboard_says_which_methods_its_timings_used) {
+  const json board = server::leaderboard_view(*m_db, m_campaign);
+  EXPECT_EQ(board["baseline"], "eager");
+  ASSERT_EQ(board["timing_methods"].size(), 1u);
+  EXPECT_EQ(board["timing_methods"][0]["method"], "steady_clock");
+  EXPECT_EQ(board["timing_methods"][0]["timings"], 3); // the candidate timing of each of the three passes
+  EXPECT_NE(board["ranked_by"].get<std::string>().find("host time (steady clock) per shape on cpu"), std::string::npos)
+      << board["ranked_by"];
 }
 
 TEST_F(views, fraction_of_peak_appears_only_with_calibrated_peaks) {
