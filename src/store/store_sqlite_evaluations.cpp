@@ -1,4 +1,5 @@
-// The SQLite store: evaluations, their measurements, and the rows scoring reads.
+// The SQLite store: an evaluation's life (begin, restart, finish) and what it writes. The reads
+// are in store_sqlite_reads.cpp.
 #include "detail/store_sqlite.hpp"
 
 #include <fmt/format.h>
@@ -9,32 +10,6 @@ namespace arbiter::store::detail {
 namespace {
 
 constexpr std::string_view k_now = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
-
-verdict verdict_from_column(const statement& row, int column, std::int64_t evaluation_id) {
-  const std::string name = row.get_text(column);
-  const auto v = verdict_from_string(name);
-  if (!v) ARB_THROW(store_error, fmt::format("evaluation {} has unknown verdict '{}'", evaluation_id, name));
-  return *v;
-}
-
-measurement_record measurement_from_row(const statement& row) {
-  measurement_record m;
-  m.shape = row.get_text(0);
-  m.role = row.get_text(1);
-  m.baseline = row.get_text(2);
-  m.clock = row.get_text(3);
-  m.median_ms = row.get_double(4);
-  m.p10_ms = row.get_double(5);
-  m.p90_ms = row.get_double(6);
-  m.mean_ms = row.get_double(7);
-  m.samples = row.get_int64(8);
-  m.rel_noise = row.get_double(9);
-  m.speedup = row.get_optional_double(10);
-  m.method = row.get_text(11);
-  m.host_median_ms = row.get_optional_double(12);
-  m.throttled = row.get_int64(13);
-  return m;
-}
 
 // Evidence is stored as JSON, as migration 1 declared the column: {"text": ..., "source": ...}.
 void insert_findings(database& db, std::int64_t evaluation_id, const std::vector<finding_record>& rows) {
@@ -56,30 +31,6 @@ void save_facts(database& db, std::int64_t evaluation_id, const std::string& fac
                    "ON CONFLICT(solution_id) DO UPDATE SET facts_json = excluded.facts_json",
                    fmt::format("store static facts of evaluation {}", evaluation_id));
   upsert.bind_all(facts_json, evaluation_id).run();
-}
-
-std::vector<finding_record> read_findings(database& db, std::int64_t evaluation_id) {
-  statement query(db, "SELECT pattern, severity, evidence FROM finding WHERE evaluation_id = ? ORDER BY id",
-                  fmt::format("read findings of evaluation {}", evaluation_id));
-  query.bind_all(evaluation_id);
-  std::vector<finding_record> out;
-  while (query.step()) {
-    finding_record f{query.get_text(0), query.get_text(1), query.get_text(2), ""};
-    const auto evidence = nlohmann::json::parse(f.evidence, nullptr, false);
-    if (evidence.is_object()) {
-      f.evidence = evidence.value("text", f.evidence);
-      f.source = evidence.value("source", "");
-    }
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
-std::string read_facts(database& db, std::int64_t solution_id) {
-  statement query(db, "SELECT facts_json FROM solution_facts WHERE solution_id = ?",
-                  fmt::format("read static facts of solution {}", solution_id));
-  query.bind_all(solution_id);
-  return query.step() ? query.get_text(0) : std::string();
 }
 
 } // namespace
@@ -161,74 +112,6 @@ void sqlite_store::insert_measurements(std::int64_t evaluation_id, const std::ve
   }
 }
 
-std::vector<measurement_record> sqlite_store::read_measurements(std::int64_t evaluation_id) {
-  statement query(m_db,
-                  "SELECT shape, role, baseline, clock, median_ms, p10_ms, p90_ms, mean_ms, samples, rel_noise, "
-                  "speedup, method, host_median_ms, throttled FROM measurement WHERE evaluation_id = ? ORDER BY id",
-                  fmt::format("read measurements of evaluation {}", evaluation_id));
-  query.bind_all(evaluation_id);
-  std::vector<measurement_record> out;
-  while (query.step()) out.push_back(measurement_from_row(query));
-  return out;
-}
-
-std::optional<evaluation_view> sqlite_store::evaluation(std::int64_t evaluation_id) {
-  statement query(m_db,
-                  "SELECT e.id, e.campaign_id, c.name, p.suite, p.key, m.name, s.sample, s.path, s.hash, e.status, "
-                  "e.verdict, e.reason, e.speedup, e.wall_s, e.details_json, e.artifacts_dir, e.started_at, "
-                  "COALESCE(e.finished_at, ''), e.solution_id FROM evaluation e JOIN campaign c ON c.id = e.campaign_id "
-                  "JOIN solution s ON s.id = e.solution_id JOIN problem p ON p.id = s.problem_id "
-                  "JOIN model m ON m.id = s.model_id WHERE e.id = ?",
-                  fmt::format("read evaluation {}", evaluation_id));
-  query.bind_all(evaluation_id);
-  if (!query.step()) return std::nullopt;
-  evaluation_view view;
-  view.id = query.get_int64(0);
-  view.campaign_id = query.get_int64(1);
-  view.campaign = query.get_text(2);
-  view.suite = query.get_text(3);
-  view.problem = query.get_text(4);
-  view.model = query.get_text(5);
-  view.sample = static_cast<int>(query.get_int64(6));
-  view.solution_path = query.get_text(7);
-  view.solution_hash = query.get_text(8);
-  view.status = query.get_text(9);
-  // A running evaluation has no verdict yet; the record's default (crashed) stands until it finishes.
-  if (!query.is_null(10)) view.result.result.v = verdict_from_column(query, 10, view.id);
-  view.result.result.reason = query.get_text(11);
-  view.result.speedup = query.get_optional_double(12);
-  view.result.wall_s = query.get_double(13);
-  view.result.details_json = query.get_text(14);
-  view.result.artifacts_dir = query.get_text(15);
-  view.started_at = query.get_text(16);
-  view.finished_at = query.get_text(17);
-  view.result.measurements = read_measurements(view.id);
-  view.result.findings = read_findings(m_db, view.id);
-  view.result.facts_json = read_facts(m_db, query.get_int64(18));
-  return view;
-}
-
-std::vector<result_row> sqlite_store::results(std::int64_t campaign_id) {
-  statement query(m_db,
-                  "SELECT e.id, m.name, p.key, s.sample, e.verdict, e.speedup FROM evaluation e "
-                  "JOIN solution s ON s.id = e.solution_id JOIN problem p ON p.id = s.problem_id "
-                  "JOIN model m ON m.id = s.model_id WHERE e.campaign_id = ? AND e.status = 'done' "
-                  "ORDER BY m.name, p.key, s.sample, e.id",
-                  fmt::format("read results of campaign {}", campaign_id));
-  query.bind_all(campaign_id);
-  std::vector<result_row> out;
-  while (query.step()) {
-    result_row row;
-    row.model = query.get_text(1);
-    row.problem = query.get_text(2);
-    row.sample = static_cast<int>(query.get_int64(3));
-    row.v = verdict_from_column(query, 4, query.get_int64(0));
-    row.speedup = query.get_optional_double(5);
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 std::vector<timing_method_count> sqlite_store::timing_methods(std::int64_t campaign_id) {
   statement query(m_db,
                   "SELECT m.role, m.baseline, m.clock, m.method, COUNT(*) FROM measurement m "
@@ -241,19 +124,6 @@ std::vector<timing_method_count> sqlite_store::timing_methods(std::int64_t campa
   while (query.step())
     out.push_back({query.get_text(0), query.get_text(1), query.get_text(2), query.get_text(3), query.get_int64(4)});
   return out;
-}
-
-std::int64_t sqlite_store::problem_count(std::int64_t campaign_id) {
-  statement query(m_db,
-                  "SELECT COUNT(DISTINCT key) FROM ("
-                  " SELECT p.key FROM campaign_problem cp JOIN problem p ON p.id = cp.problem_id"
-                  "  WHERE cp.campaign_id = ?1"
-                  " UNION ALL"
-                  " SELECT p.key FROM evaluation e JOIN solution s ON s.id = e.solution_id"
-                  "  JOIN problem p ON p.id = s.problem_id WHERE e.campaign_id = ?1)",
-                  fmt::format("count problems of campaign {}", campaign_id));
-  query.bind_all(campaign_id);
-  return query.step() ? query.get_int64(0) : 0;
 }
 
 } // namespace arbiter::store::detail

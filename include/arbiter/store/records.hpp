@@ -151,4 +151,11 @@ struct evaluation_row {
   std::string finished_at;
 };
 
+/// An evaluation_row with its timings and guard findings (the problem page).
+struct evaluation_detail {
+  evaluation_row row;
+  std::vector<measurement_record> measurements; ///< in the order they were stored
+  std::vector<finding_record> findings;         ///< in the order they were stored
+};
+
 } // namespace arbiter::store

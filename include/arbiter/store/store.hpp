@@ -71,8 +71,13 @@ public:
   virtual std::optional<campaign_record> campaign(std::int64_t campaign_id);
   /// The problems a campaign covers (registered or evaluated), ordered by key; one per key (the newest hash).
   virtual std::vector<problem_view> campaign_problems(std::int64_t campaign_id);
+  /// The one of campaign_problems with this key, if the campaign covers it.
+  virtual std::optional<problem_view> campaign_problem(std::int64_t campaign_id, const std::string& key);
   /// Every evaluation of a campaign, running or done, ordered by model, problem, sample.
   virtual std::vector<evaluation_row> evaluation_rows(std::int64_t campaign_id);
+  /// The evaluations of one problem (by key) in a campaign, running or done, ordered by model and
+  /// sample, each with its measurements and findings: three statements whatever their number.
+  virtual std::vector<evaluation_detail> problem_evaluations(std::int64_t campaign_id, const std::string& problem_key);
   /// A number that changes whenever another connection commits (SQLite's data_version): cheap
   /// change detection for live pages.
   virtual std::int64_t data_version();

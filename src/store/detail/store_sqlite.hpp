@@ -36,7 +36,9 @@ public:
   std::vector<hardware_view> hardware_list() override;
   std::optional<campaign_record> campaign(std::int64_t campaign_id) override;
   std::vector<problem_view> campaign_problems(std::int64_t campaign_id) override;
+  std::optional<problem_view> campaign_problem(std::int64_t campaign_id, const std::string& key) override;
   std::vector<evaluation_row> evaluation_rows(std::int64_t campaign_id) override;
+  std::vector<evaluation_detail> problem_evaluations(std::int64_t campaign_id, const std::string& problem_key) override;
   std::int64_t data_version() override;
 
 private:
@@ -48,7 +50,6 @@ private:
     if (!query.step()) ARB_THROW(store_error, purpose + ": row missing after insert (" + m_db.path() + ")");
     return query.get_int64(0);
   }
-  std::vector<measurement_record> read_measurements(std::int64_t evaluation_id);
   void insert_measurements(std::int64_t evaluation_id, const std::vector<measurement_record>& rows);
 
   database m_db;

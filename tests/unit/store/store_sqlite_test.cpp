@@ -362,3 +362,87 @@ TEST_F(store_sqlite, problem_count_includes_problems_without_solutions) {
   EXPECT_EQ(db->problem_count(ids.campaign), 2);
   EXPECT_THROW(db->add_campaign_problems(ids.campaign, {777}), store_error);
 }
+
+TEST_F(store_sqlite, problem_evaluations_read_one_problem_with_measurements_and_findings) {
+  auto db = open_store(m_path.string());
+  const auto ids = seed_campaign(*db); // l1.softmax, opus sample 0
+  const auto newer = db->upsert_problem({"kb", "l1.softmax", "h-changed", "", 1, "{}"}); // same key, new content
+  const auto alpha = db->upsert_model("alpha", "org-a");
+  const auto alpha_solution = db->upsert_solution(newer, alpha, {"alpha", 0, "sa", "pa", "{}"});
+  const auto running_solution = db->upsert_solution(ids.problem, ids.model, {"opus", 1, "s1", "p1", "{}"});
+  const auto other_problem = db->upsert_problem({"kb", "l2.gemm_relu", "h2", "", 2, "{}"});
+  const auto other_solution = db->upsert_solution(other_problem, ids.model, {"opus", 0, "s2", "p2", "{}"});
+  campaign_record weekly;
+  weekly.name = "weekly";
+  const auto other_campaign = db->open_campaign(weekly).id;
+
+  auto result = passed_result(2.0);
+  result.findings = {{"T4", "flag", "probe span above the timer's median", "dynamic"}, {"B1", "info", "calls torch", "static"}};
+  result.facts_json = R"({"calls":["torch.softmax"]})";
+  const auto opus_eval = db->begin_evaluation(ids.campaign, ids.solution);
+  db->finish_evaluation(opus_eval, result);
+  db->finish_evaluation(db->begin_evaluation(ids.campaign, alpha_solution), passed_result(1.5));
+  const auto running_eval = db->begin_evaluation(ids.campaign, running_solution);
+  db->finish_evaluation(db->begin_evaluation(ids.campaign, other_solution), passed_result(3.0));
+  db->finish_evaluation(db->begin_evaluation(other_campaign, ids.solution), passed_result(4.0));
+
+  const auto rows = db->problem_evaluations(ids.campaign, "l1.softmax");
+  ASSERT_EQ(rows.size(), 3u); // by model, then sample; both contents of the key; not l2, not the other campaign
+  EXPECT_EQ(rows[0].row.model, "alpha");
+  EXPECT_EQ(rows[0].row.org, "org-a");
+  EXPECT_EQ(rows[0].row.speedup, 1.5);
+  EXPECT_EQ(rows[1].row.id, opus_eval);
+  EXPECT_EQ(rows[1].row.problem, "l1.softmax");
+  EXPECT_EQ(rows[1].row.v, verdict::passed);
+  ASSERT_EQ(rows[1].measurements.size(), 2u);
+  EXPECT_EQ(rows[1].measurements[0].role, "candidate");
+  EXPECT_EQ(rows[1].measurements[0].method, "held_events");
+  EXPECT_EQ(rows[1].measurements[1].baseline, "eager");
+  ASSERT_EQ(rows[1].findings.size(), 2u);
+  EXPECT_EQ(rows[1].findings[0].pattern, "T4");
+  EXPECT_EQ(rows[1].findings[0].evidence, "probe span above the timer's median");
+  EXPECT_EQ(rows[1].findings[0].source, "dynamic");
+  EXPECT_EQ(rows[1].findings[1].source, "static");
+  EXPECT_EQ(rows[2].row.id, running_eval);
+  EXPECT_EQ(rows[2].row.status, "running");
+  EXPECT_FALSE(rows[2].row.v.has_value());
+  EXPECT_TRUE(rows[2].measurements.empty());
+  EXPECT_TRUE(rows[2].findings.empty());
+  EXPECT_TRUE(db->problem_evaluations(ids.campaign, "l9.unknown").empty());
+
+  // The single-evaluation read goes through the same row, measurement and finding readers.
+  const auto view = db->evaluation(opus_eval);
+  ASSERT_TRUE(view.has_value());
+  EXPECT_EQ(view->result.measurements.size(), 2u);
+  ASSERT_EQ(view->result.findings.size(), 2u);
+  EXPECT_EQ(view->result.findings[0].evidence, rows[1].findings[0].evidence);
+  EXPECT_EQ(view->result.facts_json, R"({"calls":["torch.softmax"]})");
+  EXPECT_EQ(db->evaluation(running_eval)->result.facts_json, "");
+  std::size_t listed = 0;
+  for (const auto& e : db->evaluation_rows(ids.campaign)) listed += e.problem == "l1.softmax";
+  EXPECT_EQ(listed, rows.size());
+}
+
+TEST_F(store_sqlite, campaign_problem_is_the_newest_row_of_a_covered_key) {
+  auto db = open_store(m_path.string());
+  const auto ids = seed_campaign(*db); // l1.softmax: evaluated, not registered
+  const auto registered = db->upsert_problem({"kb", "l3.attention", "h3", "attention", 3, "{}"});
+  db->upsert_problem({"kb", "l4.unrelated", "h4", "", 1, "{}"});
+  db->add_campaign_problems(ids.campaign, {registered});
+  db->begin_evaluation(ids.campaign, ids.solution);
+  const auto newer = db->upsert_problem({"kb", "l1.softmax", "h-changed", "softmax v2", 1, "{}"});
+  db->add_campaign_problems(ids.campaign, {newer});
+
+  const auto problems = db->campaign_problems(ids.campaign);
+  ASSERT_EQ(problems.size(), 2u); // by key, one row each
+  EXPECT_EQ(problems[0].id, newer);
+  EXPECT_EQ(problems[0].record.title, "softmax v2");
+  EXPECT_EQ(problems[1].record.key, "l3.attention");
+  EXPECT_EQ(db->problem_count(ids.campaign), 2);
+  const auto found = db->campaign_problem(ids.campaign, "l1.softmax");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->id, newer);
+  EXPECT_EQ(db->campaign_problem(ids.campaign, "l3.attention")->record.level, 3);
+  EXPECT_FALSE(db->campaign_problem(ids.campaign, "l4.unrelated").has_value());
+  EXPECT_FALSE(db->campaign_problem(ids.campaign + 1, "l1.softmax").has_value());
+}
