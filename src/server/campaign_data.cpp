@@ -11,11 +11,16 @@ store::campaign_record find_campaign(store::store& db, std::int64_t campaign_id)
   return *campaign;
 }
 
+std::optional<store::hardware_view> hardware_of(store::store& db, const store::campaign_record& campaign) {
+  for (auto& hw : db.hardware_list())
+    if (hw.id == campaign.hardware_id) return std::move(hw);
+  return std::nullopt;
+}
+
 campaign_data load_campaign(store::store& db, std::int64_t campaign_id) {
   campaign_data data;
   data.campaign = find_campaign(db, campaign_id);
-  for (auto& hw : db.hardware_list())
-    if (hw.id == data.campaign.hardware_id) data.hardware = std::move(hw);
+  data.hardware = hardware_of(db, data.campaign);
   data.problems = db.campaign_problems(campaign_id);
   data.evaluations = db.evaluation_rows(campaign_id);
   data.problem_count = db.problem_count(campaign_id);

@@ -5,14 +5,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 
 namespace arbiter::server {
 
 namespace {
-
-using detail::campaign_data;
 
 json timing_json(const store::measurement_record& m) {
   return {{"median_ms", m.median_ms}, {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms},
@@ -47,14 +44,13 @@ json findings_json(const std::vector<store::finding_record>& findings) {
   return out;
 }
 
-json solution_json(store::store& db, const store::evaluation_row& e, const json& spec) {
-  const auto view = db.evaluation(e.id);
-  const store::evaluation_result result = view ? view->result : store::evaluation_result{};
+json solution_json(const store::evaluation_detail& evaluation, const json& spec) {
+  const store::evaluation_row& e = evaluation.row;
   return {{"evaluation", e.id}, {"model", e.model}, {"org", e.org}, {"sample", e.sample}, {"status", e.status},
           {"verdict", e.v ? json(to_string(*e.v)) : json(nullptr)}, {"reason", e.reason},
           {"speedup", detail::optional_number(e.speedup)}, {"wall_s", e.wall_s},
-          {"solution_path", e.solution_path}, {"shapes", shapes_json(result.measurements, spec)},
-          {"findings", findings_json(result.findings)}, {"source", detail::read_solution_source(e.solution_path)}};
+          {"solution_path", e.solution_path}, {"shapes", shapes_json(evaluation.measurements, spec)},
+          {"findings", findings_json(evaluation.findings)}, {"source", detail::read_solution_source(e.solution_path)}};
 }
 
 json problem_json(const store::problem_view& p, const json& spec) {
@@ -74,25 +70,24 @@ std::string rerun_command(const store::campaign_record& c, const store::evaluati
 }
 
 json environment_of(store::store& db, const store::campaign_record& c) {
-  for (const auto& hw : db.hardware_list())
-    if (hw.id == c.hardware_id) return {{"hardware", detail::hardware_name(hw.record)}, {"fingerprint", hw.record.fingerprint},
-                                        {"doctor", detail::parse_object(hw.record.json)}};
-  return nullptr;
+  const auto hw = detail::hardware_of(db, c);
+  if (!hw) return nullptr;
+  return {{"hardware", detail::hardware_name(hw->record)}, {"fingerprint", hw->record.fingerprint},
+          {"doctor", detail::parse_object(hw->record.json)}};
 }
 
 } // namespace
 
 json problem_view(store::store& db, std::int64_t campaign_id, const std::string& problem) {
-  const campaign_data data = detail::load_campaign(db, campaign_id);
-  const auto found = std::find_if(data.problems.begin(), data.problems.end(),
-                                  [&](const store::problem_view& p) { return p.record.key == problem; });
-  if (found == data.problems.end()) ARB_THROW(not_found_error, fmt::format("no problem '{}' in campaign {}", problem, campaign_id));
+  // One problem's rows only: a page over a 10,000-evaluation campaign reads its ~50 (bench/server).
+  const store::campaign_record campaign = detail::find_campaign(db, campaign_id);
+  const auto found = db.campaign_problem(campaign_id, problem);
+  if (!found) ARB_THROW(not_found_error, fmt::format("no problem '{}' in campaign {}", problem, campaign_id));
   const json spec = detail::parse_object(found->record.json);
   json solutions = json::array();
-  for (const auto& e : data.evaluations)
-    if (e.problem == problem) solutions.push_back(solution_json(db, e, spec));
-  return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
-          {"ranked_by", detail::ranked_by(data.campaign)},
+  for (const auto& e : db.problem_evaluations(campaign_id, problem)) solutions.push_back(solution_json(e, spec));
+  return {{"campaign", detail::campaign_header(campaign, detail::hardware_of(db, campaign))},
+          {"ranked_by", detail::ranked_by(campaign)},
           {"problem", problem_json(*found, spec)},
           {"solutions", solutions}};
 }

@@ -19,6 +19,8 @@ struct campaign_data {
 
 /// Throws not_found_error when no campaign has this id.
 store::campaign_record find_campaign(store::store& db, std::int64_t campaign_id);
+/// The machine the campaign ran on, if its hardware row exists.
+std::optional<store::hardware_view> hardware_of(store::store& db, const store::campaign_record& campaign);
 /// Reads the campaign, its hardware, problems and evaluations. Throws not_found_error.
 campaign_data load_campaign(store::store& db, std::int64_t campaign_id);
 /// The finished evaluations as scoring reads them.
