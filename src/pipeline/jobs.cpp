@@ -78,6 +78,9 @@ std::map<std::string, std::string> runner_environment(const job_context& ctx, co
       {"XDG_CACHE_HOME", (cache_dir / "xdg").string()},
       {"MAX_JOBS", std::to_string(std::max(1u, std::thread::hardware_concurrency()))},
       {"LANG", "C.UTF-8"},
+      // The sandbox uid has no passwd entry: getpass.getuser() (torch.compile's cache) reads these.
+      {"USER", "arbiter-sandbox"},
+      {"LOGNAME", "arbiter-sandbox"},
   };
   // The only variables that cross from arbiter's environment: device selection and toolchain.
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LD_LIBRARY_PATH", "NVIDIA_VISIBLE_DEVICES",

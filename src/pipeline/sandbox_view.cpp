@@ -3,11 +3,12 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/log.hpp"
 
-#include <pwd.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 
@@ -17,15 +18,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// nobody:nogroup by name, else the conventional 65534.
-std::pair<uid_t, gid_t> sandbox_user() {
-  passwd entry{};
-  passwd* found = nullptr;
-  char buffer[1024];
-  if (::getpwnam_r("nobody", &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr)
-    return {found->pw_uid, found->pw_gid};
-  return {65534, 65534};
+/// nogroup by name, else the conventional 65534.
+gid_t sandbox_group() {
+  group entry{};
+  group* found = nullptr;
+  char buffer[4096];
+  if (::getgrnam_r("nogroup", &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) return found->gr_gid;
+  return 65534;
 }
+
+} // namespace
+
+uid_t sandbox_uid_for(const fs::path& model_cache) {
+  // FNV-1a of the model's cache folder: the same model always gets the same uid (its cache stays
+  // its own across the build and the timed run), two models almost never share one.
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const unsigned char c : model_cache.string()) hash = (hash ^ c) * 1099511628211ull;
+  return static_cast<uid_t>(k_sandbox_uid_base + hash % k_sandbox_uid_span);
+}
+
+namespace {
 
 // Inside a user namespace that maps only arbiter's own uid (an agent's bash tool runs `check`
 // so), the sandbox user does not exist: chown and setuid to it fail with EINVAL.
@@ -88,7 +100,8 @@ sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_p
   sandbox::isolation isolation;
   isolation.enabled = ctx.options.sandbox;
   if (!isolation.enabled) return isolation;
-  std::tie(isolation.uid, isolation.gid) = sandbox_user();
+  isolation.uid = sandbox_uid_for(paths.cache_dir);
+  isolation.gid = sandbox_group();
   if (!uid_mapped(isolation.uid)) {
     // Namespaces and the hidden file view still apply; only the change of user cannot.
     ARB_WARN("sandbox", "uid {} is not mapped in this user namespace; the candidate keeps uid {}", isolation.uid, ::geteuid());

@@ -21,6 +21,15 @@ struct candidate_paths {
   std::filesystem::path exchange;  ///< the reference's inputs, read-only; empty for a build
 };
 
+/// Sandbox uids: one per model, in [base, base + span), outside the range of system and login users.
+inline constexpr uid_t k_sandbox_uid_base = 2'000'000;
+inline constexpr uid_t k_sandbox_uid_span = 1'000'000;
+
+/// The uid a model's processes run as, from its cache folder: stable per model, distinct across
+/// models (a collision only shares what the mount namespace already hides), so one model's build
+/// cannot read another's /proc/<pid>/root, environ or memory while both run.
+uid_t sandbox_uid_for(const std::filesystem::path& model_cache);
+
 /// The isolation of a candidate process; disabled when ctx.options.sandbox is false. Hidden: the
 /// data folder (other evaluations, logs, references' expected outputs), the cache root, the
 /// suite, the solutions folder, the database file and, unless it is a top-level folder or holds

@@ -4,8 +4,10 @@
 #include "detail/events.hpp"
 #include "detail/judge.hpp"
 #include "detail/probe_setup.hpp"
+#include "detail/sandbox_view.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -132,12 +134,13 @@ TEST_F(judge_fixture, wall_clock_overrun_is_timeout) {
   EXPECT_EQ(judge().result.v, verdict::timeout);
 }
 
-TEST_F(judge_fixture, mutated_inputs_are_incorrect) {
+TEST_F(judge_fixture, mutated_inputs_are_rejected_and_the_base_verdict_is_kept) {
   candidate_outputs({1, 2, 3});
   m_run.events.cases.push_back({{"event", "case"}, {"shape_idx", 0}, {"seed_idx", 1}, {"inputs_mutated", true}});
   const auto j = judge();
-  EXPECT_EQ(j.result.v, verdict::incorrect);
-  EXPECT_NE(j.result.reason.find("modified its inputs (shape n3, input set 1)"), std::string::npos) << j.result.reason;
+  EXPECT_EQ(j.result.v, verdict::rejected); // S7: the reference does not work in place
+  EXPECT_NE(j.result.reason.find("(S7)"), std::string::npos) << j.result.reason;
+  EXPECT_NE(j.result.reason.find("without the guard: incorrect"), std::string::npos) << j.result.reason;
 }
 
 namespace {
@@ -238,6 +241,26 @@ TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
   EXPECT_EQ(spec.sandbox.exposed_paths, std::vector<std::string>{loadable.parent_path().string()});
   ::unsetenv("ARBITER_PROBE_LIB");
   ::unsetenv("ARBITER_PROBE");
+}
+
+TEST(sandbox_view, each_model_runs_as_its_own_uid) {
+  const fs::path a = "/data/cache/model-a", b = "/data/cache/model-b";
+  EXPECT_EQ(detail::sandbox_uid_for(a), detail::sandbox_uid_for(a)); // its build and its run agree
+  EXPECT_NE(detail::sandbox_uid_for(a), detail::sandbox_uid_for(b));
+  for (const auto& cache : {a, b}) {
+    EXPECT_GE(detail::sandbox_uid_for(cache), detail::k_sandbox_uid_base);
+    EXPECT_LT(detail::sandbox_uid_for(cache), detail::k_sandbox_uid_base + detail::k_sandbox_uid_span);
+  }
+  eval_options options;
+  options.sandbox = true;
+  runner_paths paths;
+  const detail::job_context ctx{options, paths, "cpu", {}};
+  const auto isolation = detail::candidate_isolation(ctx, {"/data", "/data/evals/1", a, "/data/ref/exchange"});
+  if (::geteuid() == 0) { // unmapped uids fall back elsewhere
+    EXPECT_EQ(isolation.uid, detail::sandbox_uid_for(a));
+  }
+  EXPECT_NE(std::find(isolation.writable_paths.begin(), isolation.writable_paths.end(), a.string()),
+            isolation.writable_paths.end());
 }
 
 TEST(events, torn_last_line_is_ignored) {
