@@ -1,4 +1,5 @@
 #include "arbiter/common/error.hpp"
+#include "arbiter/store/rerun.hpp"
 #include "detail/commands.hpp"
 
 #include <fmt/format.h>
@@ -23,11 +24,7 @@ struct show_args {
 
 std::string rerun_command(store::store& db, const store::evaluation_view& v, const std::string& db_path) {
   const auto campaign = db.find_campaign(v.campaign);
-  const auto config = nlohmann::json::parse(campaign ? campaign->config_json : "{}", nullptr, false);
-  if (config.is_discarded() || !config.is_object()) return "";
-  return fmt::format("arbiter eval {} --solutions {} --problems {} --models {} --device {} --db {} --campaign {}-rerun",
-                     config.value("suite_dir", "?"), config.value("solutions_dir", "?"), v.problem, v.model,
-                     config.value("device", "cpu"), db_path, v.campaign);
+  return campaign ? store::rerun_command(*campaign, v.problem, v.model, db_path) : "";
 }
 
 void print_measurements(std::ostream& out, const std::vector<store::measurement_record>& ms) {

@@ -1,4 +1,5 @@
 // The problem page (every model's solution side by side) and the evaluation page.
+#include "arbiter/store/rerun.hpp"
 #include "detail/campaign_data.hpp"
 #include "detail/roofline.hpp"
 #include "detail/source_files.hpp"
@@ -62,13 +63,6 @@ json problem_json(const store::problem_view& p, const json& spec) {
           {"shapes", shapes}, {"roofline", spec.value("roofline", json(nullptr))}, {"hash", p.record.hash}};
 }
 
-std::string rerun_command(const store::campaign_record& c, const store::evaluation_view& v, const std::string& db_path) {
-  const json config = detail::parse_object(c.config_json);
-  return fmt::format("arbiter eval {} --solutions {} --problems {} --models {} --device {} --db {} --campaign {}-rerun",
-                     config.value("suite_dir", "?"), config.value("solutions_dir", "?"), v.problem, v.model,
-                     config.value("device", c.device), db_path, v.campaign);
-}
-
 json environment_of(store::store& db, const store::campaign_record& c) {
   const auto hw = detail::hardware_of(db, c);
   if (!hw) return nullptr;
@@ -109,7 +103,7 @@ json evaluation_view(store::store& db, std::int64_t evaluation_id, const std::st
           {"finished_at", v->finished_at}, {"measurements", measurements}, {"findings", findings_json(r.findings)},
           {"details", detail::parse_object(r.details_json)}, {"log", detail::read_log_tail(r.artifacts_dir, 200)},
           {"artifacts", detail::list_artifacts(r.artifacts_dir)}, {"environment", environment_of(db, c)},
-          {"rerun", rerun_command(c, *v, db_path)}};
+          {"rerun", store::rerun_command(c, v->problem, v->model, db_path)}};
 }
 
 } // namespace arbiter::server

@@ -1,4 +1,5 @@
 #include "arbiter/common/error.hpp"
+#include "arbiter/store/rerun.hpp"
 #include "arbiter/store/store.hpp"
 
 #include <gtest/gtest.h>
@@ -445,4 +446,16 @@ TEST_F(store_sqlite, campaign_problem_is_the_newest_row_of_a_covered_key) {
   EXPECT_EQ(db->campaign_problem(ids.campaign, "l3.attention")->record.level, 3);
   EXPECT_FALSE(db->campaign_problem(ids.campaign, "l4.unrelated").has_value());
   EXPECT_FALSE(db->campaign_problem(ids.campaign + 1, "l1.softmax").has_value());
+}
+
+TEST(rerun, command_comes_from_the_campaign_config) {
+  campaign_record c;
+  c.name = "starter/cpu/abc";
+  c.device = "cpu";
+  c.config_json = R"({"suite_dir": "/s", "solutions_dir": "/sol", "device": "cuda"})";
+  EXPECT_EQ(rerun_command(c, "l1_relu", "opus", "/db/a.db"),
+            "arbiter eval /s --solutions /sol --problems l1_relu --models opus --device cuda --db /db/a.db "
+            "--campaign starter/cpu/abc-rerun");
+  c.config_json = "[1]";
+  EXPECT_EQ(rerun_command(c, "l1_relu", "opus", "/db/a.db"), "");
 }
