@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,11 @@ def run_worker(args, mode, workload, rep, work):
     if args.quick:
         cmd.append("--quick")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")])))
+    probe_out = os.path.join(work, f"{tag}-probe.json")
+    probe_lib = os.path.join(os.path.dirname(os.path.abspath(args.runtime_lib)), "libarbiter_probe.so")
+    if mode == "arbiter" and args.device == "cuda" and os.path.exists(probe_lib):
+        # As `arbiter eval` runs a candidate: the CUPTI probe injected, its spans the device time.
+        env.update(CUDA_INJECTION64_PATH=probe_lib, ARBITER_PROBE_OUT=probe_out)
     started = time.monotonic()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.worker_timeout, env=env)
@@ -63,10 +69,31 @@ def run_worker(args, mode, workload, rep, work):
         with open(out, encoding="utf-8") as file:
             result = json.load(file)
     result.update({"rep": rep, "returncode": returncode, "wall_s": round(time.monotonic() - started, 3)})
+    if mode == "arbiter":
+        result["arbiter_probe"] = probe_spans(probe_out, probe_lib, args.device)
     if returncode != 0:
         result["stderr_tail"] = stderr[-3000:]
     print(f"  {tag}: exit {returncode} in {result['wall_s']:.1f} s", file=sys.stderr, flush=True)
     return result
+
+
+def probe_spans(probe_out, probe_lib, device):
+    """The device time `arbiter eval` reports on cuda: the median over the timed samples' windows of
+    the CUPTI span (first kernel/copy/memset start to last end; 0 for a window without device
+    work), as src/pipeline/probe_evidence.cpp computes it."""
+    if device != "cuda":
+        return {"ok": False, "skipped": "skipped: needs cuda"}
+    if not os.path.exists(probe_lib):
+        return {"ok": False, "skipped": f"skipped: {probe_lib} not built"}
+    if not os.path.exists(probe_out):
+        return {"ok": False, "error": "the probe wrote no evidence"}
+    with open(probe_out, encoding="utf-8") as file:
+        windows = [w for w in json.load(file).get("windows", []) if w.get("label") == "sample"]
+    spans = [w["span_ns"] / 1e6 if w.get("kernels", 0) + w.get("copies", 0) + w.get("memsets", 0) > 0 else 0.0
+             for w in windows]
+    if not spans:
+        return {"ok": False, "error": "no timed sample windows in the probe's evidence"}
+    return {"ok": True, "median_ms": statistics.median(spans), "samples": len(spans)}
 
 
 def measure(args):

@@ -48,6 +48,9 @@ command eval_command() {
             app.add_flag_callback("--no-sandbox", [args] { args->options.sandbox = false; },
                                   "Run candidate code as arbiter's own user with network and files (development only)")
                 ->envname("ARBITER_NO_SANDBOX");
+            app.add_flag("--keep-outputs", args->options.keep_outputs,
+                         "Keep every tensor bundle (by default those of 16 MiB and more are removed once judged)")
+                ->envname("ARBITER_KEEP_OUTPUTS");
             // Callbacks run in this order, so a --calibrate given on the command line wins over ARBITER_NO_CALIBRATE.
             app.add_flag_callback("--no-calibrate", [args] { args->options.calibrate = pipeline::calibration::no; },
                                   "Never measure the hardware's peaks (see arbiter calibrate)")

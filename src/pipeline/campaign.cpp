@@ -9,6 +9,7 @@
 #include "arbiter/pipeline/calibrate.hpp"
 #include "detail/judge.hpp"
 #include "detail/prebuild.hpp"
+#include "detail/prune.hpp"
 #include "detail/runs.hpp"
 
 #include <algorithm>
@@ -97,6 +98,9 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
   const auto run = detail::run_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
   auto j = detail::judge(ctx, problem, run, reference->dir, eval_dir);
   j.details["sandbox"] = run.sandbox;
+  if (!st.options.keep_outputs)
+    if (const auto p = detail::prune_bundles(eval_dir); p.files > 0)
+      j.details["pruned_bundles"] = {{"files", p.files}, {"bytes", p.bytes}};
   r.result = j.result;
   r.speedup = j.result.v == verdict::passed ? j.speedup : std::nullopt;
   r.details_json = j.details.dump();
@@ -149,6 +153,7 @@ void run_problem(campaign_state& st, const catalog::problem& problem, std::int64
     ++summary.evaluated;
     sink.finish(solution->label(), result.result, result.speedup, false);
   }
+  if (reference && reference->ok && !st.options.keep_outputs) detail::prune_reference(reference->dir);
 }
 
 // Solutions the loop will run a candidate for, in the loop's order.

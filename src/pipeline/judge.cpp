@@ -65,14 +65,37 @@ std::optional<outcome> check_cases(const job_context& ctx, const catalog::proble
   return first_failure;
 }
 
+void use_spans(store::measurement_record& m, const span_stats& s) {
+  m.clock = "cupti";
+  m.method = "cupti_span";
+  m.median_ms = s.median_ms;
+  m.p10_ms = s.p10_ms;
+  m.p90_ms = s.p90_ms;
+  m.mean_ms = s.mean_ms;
+}
+
+// Device time is the probe's CUPTI span per sample where both the reference and the candidate ran
+// with the probe, else both keep their event times: one method per shape on both sides of a speedup.
+void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& probe, std::size_t shape_idx,
+                        store::measurement_record& baseline, store::measurement_record& candidate) {
+  const auto b = sample_spans(ref_probe, shape_idx);
+  const auto c = sample_spans(probe, shape_idx);
+  if (!b || !c || b->median_ms <= 0) return;
+  use_spans(baseline, *b);
+  use_spans(candidate, *c);
+}
+
 void attach_timings(const job_context& ctx, const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
   std::vector<double> speedups;
+  const auto ref_probe = read_probe(ref_dir / "probe.json");
+  const auto probe = read_probe(eval_dir / "outputs" / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const std::string file = std::to_string(shape_idx) + ".json";
     auto baseline = read_timing(ref_dir / "timing" / file);
     auto candidate = read_timing(eval_dir / "timing" / file);
     if (!baseline || !candidate) continue;
     baseline->shape = candidate->shape = ctx.shapes[shape_idx].name;
+    prefer_probe_spans(ref_probe, probe, shape_idx, *baseline, *candidate);
     baseline->role = "baseline";
     baseline->baseline = "eager";
     candidate->role = "candidate";

@@ -92,6 +92,25 @@ nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows) 
 
 } // namespace
 
+nlohmann::json read_probe(const fs::path& file) {
+  std::ifstream in(file);
+  auto doc = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json(nlohmann::json::value_t::discarded);
+  if (!doc.is_object() || doc.value("version", 0) != 1) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return doc;
+}
+
+std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx) {
+  if (!doc.is_object()) return std::nullopt;
+  const auto by_label = windows_of(doc, shape_idx);
+  const auto it = by_label.find("sample");
+  if (it == by_label.end() || it->second.empty()) return std::nullopt;
+  std::vector<double> spans;
+  for (const auto* w : it->second) spans.push_back(number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0
+                                                       ? static_cast<double>(number(*w, "span_ns")) / 1e6 : 0.0);
+  return span_stats{score::quantile(spans, 0.5), score::quantile(spans, 0.1), score::quantile(spans, 0.9),
+                    score::mean(spans), spans.size()};
+}
+
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
                                   const fs::path& timing_dir, const catalog::rules& rule) {
   guard::probe_evidence e;
@@ -151,10 +170,9 @@ void attach_probe(const job_context& ctx, const catalog::problem& problem, const
     return;
   }
   const fs::path file = eval_dir / "outputs" / "probe.json";
-  std::ifstream in(file);
-  const auto doc = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
-  if (!doc.is_object() || doc.value("version", 0) != 1) {
-    const std::string why = in ? "probe.json is not a version 1 evidence file" : "no probe.json";
+  const auto doc = read_probe(file);
+  if (doc.is_discarded()) {
+    const std::string why = fs::exists(file) ? "probe.json is not a version 1 evidence file" : "no probe.json";
     details["probe"] = "missing: " + why;
     evidence.expected = run.events.done; // a process that ended early never reached the probe's writer
     evidence.missing = why;

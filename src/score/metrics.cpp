@@ -31,13 +31,15 @@ double mean(const std::vector<double>& values) {
   return sum / static_cast<double>(values.size());
 }
 
-double median(const std::vector<double>& values) {
+double median(const std::vector<double>& values) { return quantile(values, 0.5); }
+
+double quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
-  std::vector<double> sorted = values;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t mid = sorted.size() / 2;
-  if (sorted.size() % 2 == 1) return sorted[mid];
-  return (sorted[mid - 1] + sorted[mid]) / 2;
+  std::sort(values.begin(), values.end());
+  const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(rank);
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (rank - static_cast<double>(below)) * (values[above] - values[below]);
 }
 
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {

@@ -20,6 +20,7 @@ std::string method_of(const store::timing_method_count& t) {
 
 std::string method_words(const std::string& method) {
   if (method == "held_events") return "held events";
+  if (method == "cupti_span") return "CUPTI kernel spans";
   if (method == "steady_clock") return "steady clock";
   return method;
 }

@@ -33,9 +33,10 @@ def test_quick_cpu_run_writes_json_and_table(tmp_path, runtime_lib):
     assert summary["arbiter"]["processes"] == 2 and summary["arbiter"]["value_ms"] > 0
     assert summary["arbiter"]["spread"] >= 0 and summary["arbiter"]["error_pct"] is None
     assert summary["cupti"]["why"] == "skipped: needs cuda"
+    assert summary["arbiter_cupti"]["why"] == "skipped: needs cuda"  # the probe's spans are arbiter's cuda time
     table = (out / "results.md").read_text()
-    assert "| workload | CUPTI kernel time | arbiter (median_ms) |" in table
-    assert "### tiny" in table and "| arbiter (median_ms) | " in table
+    assert "| workload | CUPTI kernel time | arbiter device time | arbiter held events | arbiter host latency |" in table
+    assert "### tiny" in table and "| arbiter held events (the runtime's median_ms) | " in table
     assert sorted(os.listdir(out)) == ["results.json", "results.md"]
 
 

@@ -37,6 +37,9 @@ struct eval_options {
   /// hidden (docs/protocol.md, "Sandbox"). false = --no-sandbox, for development only.
   bool sandbox = true;
   calibration calibrate = calibration::cuda_only; ///< --calibrate: yes, --no-calibrate: no
+  /// --keep-outputs: keep every tensor bundle; by default bundles of 16 MiB and more are removed
+  /// once judged (src/pipeline/detail/prune.hpp).
+  bool keep_outputs = false;
 };
 
 /// Where the runner's pieces live: the Python package folder and the C runtime library.

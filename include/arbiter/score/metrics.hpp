@@ -15,6 +15,8 @@ namespace arbiter::score {
 std::optional<double> geomean(const std::vector<double>& values);
 double mean(const std::vector<double>& values);   ///< 0 for empty
 double median(const std::vector<double>& values); ///< 0 for empty
+/// The q-quantile (0 <= q <= 1), linear between the two nearest ranks; 0 for empty.
+double quantile(std::vector<double> values, double q);
 /// Unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k); 1 when n - c < k.
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k);
 /// A model's campaign pass@k: pass_at_k(samples, passed samples, k) per problem it attempted,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,18 @@ namespace arbiter::pipeline::detail {
 /// index), the problem's rules, and each shape's timing_dir/<idx>.json for the cross-check.
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
                                   const std::filesystem::path& timing_dir, const catalog::rules& rule);
+
+/// A probe.json parsed, or a discarded value where the file is missing or not a version 1 file.
+nlohmann::json read_probe(const std::filesystem::path& file);
+
+/// The device time of a shape's timed samples as CUPTI saw it (docs/measurement.md, "Device
+/// time"): per "sample" window the span from its first kernel, copy or memset start to its last
+/// end (0 for a window without device work); nullopt where the shape has no sample windows.
+struct span_stats {
+  double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0;
+  std::size_t samples = 0;
+};
+std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx);
 
 /// details["probe"]: totals, graphs, modules, threads, and per shape and window label the windows'
 /// medians (kernels, launches, span, busy) and the streams they used, plus the timing cross-check.

@@ -4,6 +4,7 @@
 #include "detail/events.hpp"
 #include "detail/judge.hpp"
 #include "detail/probe_setup.hpp"
+#include "detail/prune.hpp"
 #include "detail/sandbox_view.hpp"
 
 #include <gtest/gtest.h>
@@ -180,6 +181,35 @@ TEST_F(judge_fixture, probe_evidence_is_summarised_and_a_clean_run_passes) {
   EXPECT_EQ(j.details["probe"]["modules_loaded"], 2);
 }
 
+const store::measurement_record& measurement(const detail::judgement& j, const std::string& role) {
+  const auto it = std::find_if(j.measurements.begin(), j.measurements.end(), [&](const auto& m) { return m.role == role; });
+  EXPECT_NE(it, j.measurements.end()) << role;
+  return *it;
+}
+
+TEST_F(judge_fixture, device_time_is_the_probes_span_when_both_sides_were_probed) {
+  candidate_outputs({1, 2, 3}); // events: reference 2.0 ms, candidate 0.5 ms
+  m_run.probe = "enabled";
+  const auto candidate_windows = nlohmann::json{probe_window("case", 1, 400'000), probe_window("sample", 1, 300'000),
+                                                probe_window("sample", 1, 400'000), probe_window("sample", 1, 500'000)};
+  write_probe(eval() / "outputs/probe.json", candidate_windows);
+  // Without the reference's evidence both keep their event times: one method per speedup.
+  auto j = judge();
+  EXPECT_EQ(measurement(j, "candidate").method, "");
+  EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
+  write_probe(ref() / "probe.json", {probe_window("sample", 1, 1'600'000), probe_window("sample", 1, 1'600'000)});
+  j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
+  const auto& candidate = measurement(j, "candidate");
+  EXPECT_EQ(candidate.method, "cupti_span");
+  EXPECT_DOUBLE_EQ(candidate.median_ms, 0.4);
+  EXPECT_NEAR(candidate.p10_ms, 0.32, 1e-12);
+  EXPECT_NEAR(candidate.p90_ms, 0.48, 1e-12);
+  EXPECT_DOUBLE_EQ(measurement(j, "baseline").median_ms, 1.6);
+  EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
+  EXPECT_DOUBLE_EQ(j.details["probe"]["shapes"][0]["reported_median_ms"].get<double>(), 0.5); // events kept beside
+}
+
 TEST_F(judge_fixture, probe_side_streams_reject_and_a_short_timer_flags) {
   candidate_outputs({1, 2, 3});
   m_run.probe = "enabled";
@@ -271,4 +301,29 @@ TEST(events, torn_last_line_is_ignored) {
   EXPECT_FALSE(events.done);
   EXPECT_EQ(events.last_event, "loaded");
   fs::remove(file);
+}
+
+TEST(prune, large_bundles_go_small_ones_and_other_files_stay_and_a_pruned_reference_is_made_again) {
+  const fs::path root = fs::temp_directory_path() / ("arbiter_prune_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const auto write = [](const fs::path& file, std::uintmax_t size) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << std::string(size, 'x');
+  };
+  write(root / "eval/outputs/0/0/outputs.arbb", detail::k_prune_bundle_bytes);
+  write(root / "eval/outputs/0/1/outputs.arbb", 1024);
+  write(root / "eval/outputs/probe.json", detail::k_prune_bundle_bytes + 1);
+  const auto p = detail::prune_bundles(root / "eval");
+  EXPECT_EQ(p.files, 1u);
+  EXPECT_EQ(p.bytes, detail::k_prune_bundle_bytes);
+  EXPECT_FALSE(fs::exists(root / "eval/outputs/0/0/outputs.arbb"));
+  EXPECT_TRUE(fs::exists(root / "eval/outputs/0/1/outputs.arbb"));
+  EXPECT_TRUE(fs::exists(root / "eval/outputs/probe.json"));
+  write(root / "ref/events.jsonl", 10);
+  EXPECT_EQ(detail::prune_reference(root / "ref").files, 0u);
+  EXPECT_TRUE(fs::exists(root / "ref/events.jsonl")); // nothing pruned: still a complete cache
+  write(root / "ref/expected/0/0/outputs.arbb", detail::k_prune_bundle_bytes * 2);
+  EXPECT_EQ(detail::prune_reference(root / "ref").files, 1u);
+  EXPECT_FALSE(fs::exists(root / "ref/events.jsonl"));
+  fs::remove_all(root);
 }

@@ -31,6 +31,9 @@ TEST(metrics, mean_median_geomean) {
   EXPECT_DOUBLE_EQ(score::median({5, 1, 3}), 3.0);
   EXPECT_DOUBLE_EQ(score::median({4, 1, 3, 2}), 2.5);
   EXPECT_DOUBLE_EQ(score::median({}), 0.0);
+  EXPECT_DOUBLE_EQ(score::quantile({30, 10, 20, 40, 50}, 0.1), 14.0); // linear between ranks
+  EXPECT_DOUBLE_EQ(score::quantile({30, 10, 20, 40, 50}, 0.9), 46.0);
+  EXPECT_DOUBLE_EQ(score::quantile({7}, 0.1), 7.0);
   EXPECT_DOUBLE_EQ(*score::geomean({2, 8}), 4.0);
   EXPECT_DOUBLE_EQ(*score::geomean({0.5, 2, 1}), 1.0);
   EXPECT_FALSE(score::geomean({}).has_value());
