@@ -63,7 +63,7 @@ std::vector<finding> dynamic_findings(const run_evidence& e) {
     out.push_back(dynamic("S1", severity::reject, "returns storage shared with an input: " + joined(e.aliases)));
   if (e.inputs_mutated && !e.reference_mutates)
     out.push_back(dynamic("S7", severity::reject, "modified its inputs (hashes before and after the call differ)"));
-  if (!e.poisoned.empty()) out.push_back(dynamic("S2", severity::flag, "left its output unwritten: " + e.poisoned));
+  if (!e.poisoned.empty()) out.push_back(dynamic("S2", severity::reject, "left its output unwritten: " + e.poisoned));
   if (!e.channel.empty()) out.push_back(dynamic("H3", severity::reject, "the result channel was forged: " + joined(e.channel)));
   check_findings(e, out);
   probe_findings(e.probe, out);

@@ -100,22 +100,40 @@ void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::pa
   }
 }
 
-std::string poison_evidence(const job_context& ctx, const fs::path& out) {
+// The byte an output that was allocated but never written reads as: on cuda the 0xFF blocks the
+// runner frees into the caching allocator; on cpu glibc's fill of every fresh allocation
+// (MALLOC_PERTURB_=1 in the runner's environment, runner_environment).
+unsigned char poison_byte(const job_context& ctx) { return ctx.device == "cpu" ? 0xFE : 0xFF; }
+
+// Bytes of `got` that hold the poison where the expected output does not (all of them when the two
+// differ in size): an expected output made of that byte is not evidence against the candidate.
+std::size_t unexplained_poison(const std::vector<unsigned char>& got, const std::vector<unsigned char>* expected,
+                               unsigned char poison) {
+  const bool aligned = expected != nullptr && expected->size() == got.size();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    count += got[i] == poison && !(aligned && (*expected)[i] == poison);
+  return count;
+}
+
+std::string poison_evidence(const job_context& ctx, const fs::path& ref, const fs::path& out) {
+  const unsigned char poison = poison_byte(ctx);
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
-    const fs::path file = out / std::to_string(shape_idx) / "0" / "outputs.arbb";
-    if (!fs::exists(file)) continue;
-    std::vector<verify::value> values;
+    const fs::path dir = fs::path(std::to_string(shape_idx)) / "0";
+    if (!fs::exists(out / dir / "outputs.arbb")) continue;
+    std::vector<verify::value> values, expected;
     try {
-      values = verify::read_bundle(file);
+      values = verify::read_bundle(out / dir / "outputs.arbb");
+      if (fs::exists(ref / dir / "outputs.arbb")) expected = verify::read_bundle(ref / dir / "outputs.arbb");
     } catch (const std::exception&) {
       continue;
     }
     for (std::size_t v = 0; v < values.size(); ++v) {
       const auto& bytes = values[v].bytes;
-      const auto poison = static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), static_cast<unsigned char>(0xFF)));
-      if (!bytes.empty() && poison * 2 >= bytes.size())
-        return fmt::format("{} of {} bytes of output {} (shape {}, input set 0) still hold the allocator's 0xFF poison", poison,
-                           bytes.size(), v, ctx.shapes[shape_idx].name);
+      const auto count = unexplained_poison(bytes, v < expected.size() ? &expected[v].bytes : nullptr, poison);
+      if (!bytes.empty() && count * 2 >= bytes.size())
+        return fmt::format("{} of {} bytes of output {} (shape {}, input set 0) still hold the allocator's 0x{:02X} poison",
+                           count, bytes.size(), v, ctx.shapes[shape_idx].name, poison);
     }
   }
   return "";
@@ -149,7 +167,7 @@ guard::run_evidence collect_evidence(const job_context& ctx, const catalog::prob
   guard::run_evidence e;
   const bool all_passed = every_case_passed(passed);
   observations(e, run.events, read_events(ref_dir / "events.jsonl"));
-  e.poisoned = poison_evidence(ctx, eval_dir / "outputs");
+  e.poisoned = poison_evidence(ctx, ref_dir / "expected", eval_dir / "outputs");
   try {
     case_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs", passed);
     if (!all_passed) return e;

@@ -87,6 +87,9 @@ std::map<std::string, std::string> runner_environment(const job_context& ctx, co
                            "NVIDIA_DRIVER_CAPABILITIES", "TORCH_CUDA_ARCH_LIST", "CC", "CXX"})
     if (const char* value = std::getenv(name)) env[name] = value;
   if (!env.contains("CUDA_HOME") && fs::exists("/usr/local/cuda")) env["CUDA_HOME"] = "/usr/local/cuda";
+  // glibc fills every fresh host allocation with 0xFE: an output allocated and never written reads
+  // as poison (S2) instead of whatever the allocator last held. Reference and candidate alike.
+  if (ctx.device == "cpu") env["MALLOC_PERTURB_"] = "1";
   return env;
 }
 
