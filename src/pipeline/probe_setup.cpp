@@ -27,8 +27,8 @@ std::string load_failure(const fs::path& library) {
   return known.emplace(library, failure).first->second;
 }
 
-// Opt-in until the probe has been validated on a GPU (docs/probe.md, "Status"): ARBITER_PROBE=on
-// takes the library beside the runtime; ARBITER_PROBE_LIB names another (or "off").
+// On by default on cuda (docs/probe.md): ARBITER_PROBE=off turns it off; ARBITER_PROBE_LIB names
+// another library (or "off").
 fs::path library_path(const job_context& ctx, std::string& why_not) {
   if (const char* configured = std::getenv("ARBITER_PROBE_LIB")) {
     const std::string value = configured;
@@ -38,9 +38,8 @@ fs::path library_path(const job_context& ctx, std::string& why_not) {
     }
     return fs::absolute(value);
   }
-  const char* wanted = std::getenv("ARBITER_PROBE");
-  if (!wanted || std::string(wanted) != "on") {
-    why_not = "off (set ARBITER_PROBE=on to inject the CUPTI probe)";
+  if (const char* wanted = std::getenv("ARBITER_PROBE"); wanted && std::string(wanted) == "off") {
+    why_not = "disabled by ARBITER_PROBE=off";
     return {};
   }
   return ctx.paths.runtime_lib.parent_path() / "libarbiter_probe.so";

@@ -37,9 +37,9 @@ def corpus_run(tmp_path_factory):
     for model, case, expect in runnable:
         shutil.copytree(case, tmp / "solutions" / expect.get("problem", "scale_add") / model,
                         ignore=shutil.ignore_patterns("expect.toml"))
-    # On cuda the CUPTI probe is asked for: the GPU-side cases are caught by its evidence.
+    # On cuda the CUPTI probe is on by default: the GPU-side cases are caught by its evidence.
     arbiter.run("eval", str(SUITE), "--solutions", str(tmp / "solutions"), "--db", arbiter.db, "--device", arbiter.device,
-                "--timeout", "120", "--max-time", "0.2", env={"ARBITER_PROBE": "on"} if arbiter.device == "cuda" else None)
+                "--timeout", "120", "--max-time", "0.2")
     return arbiter, runnable, skipped
 
 

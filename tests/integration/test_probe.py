@@ -14,12 +14,11 @@ def _probe_library(arbiter):
     return pathlib.Path(arbiter.bin).resolve().parent.parent / "lib" / "libarbiter_probe.so"
 
 
-def test_probe_evidence_of_a_legitimate_solution(arbiter, monkeypatch):
+def test_probe_evidence_of_a_legitimate_solution(arbiter):
     if arbiter.device != "cuda":
         pytest.skip("the probe needs CUDA (ARBITER_TEST_DEVICE=cuda)")
-    monkeypatch.setenv("ARBITER_PROBE", "on")  # opt-in until validated on a GPU (docs/probe.md)
     arbiter.run("eval", str(ROOT / "suites" / "starter"), "--solutions", str(ROOT / "solutions" / "starter"),
-                "--problems", "l1_relu", "--models", "handwritten", "--db", arbiter.db, "--device", "cuda",
+                "--problems", "l1_softmax", "--models", "handwritten", "--db", arbiter.db, "--device", "cuda",
                 "--max-time", "0.3")
     (row,) = arbiter.evaluations().values()
     shown = arbiter.show(row["id"])
@@ -41,6 +40,8 @@ def test_probe_evidence_of_a_legitimate_solution(arbiter, monkeypatch):
         assert shape["span_median_ms"] > 0
         assert shape["timer_misses_work"] is False, shape
     assert not [f for f in shown["findings"] if f["source"] == "probe"], shown["findings"]
+    # Device time is the probe's CUPTI span on both sides of every speedup (docs/measurement.md).
+    assert {m["method"] for m in shown["measurements"]} == {"cupti_span"}, shown["measurements"]
     evidence = json.loads((pathlib.Path(shown["artifacts_dir"]) / "outputs" / "probe.json").read_text())
     assert evidence["version"] == 1
     samples = [w for w in evidence["windows"] if w["label"] == "sample"]

@@ -249,9 +249,9 @@ TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
   const detail::job_context cpu{options, paths, "cpu", {}};
   EXPECT_EQ(detail::probe_for(cpu, "/tmp/probe.json").status, "");
   const detail::job_context cuda{options, paths, "cuda", {}};
-  EXPECT_EQ(detail::probe_for(cuda, "/tmp/probe.json").status,
-            "unavailable: off (set ARBITER_PROBE=on to inject the CUPTI probe)"); // opt-in until validated on a GPU
-  ::setenv("ARBITER_PROBE", "on", 1);
+  ::setenv("ARBITER_PROBE", "off", 1);
+  EXPECT_EQ(detail::probe_for(cuda, "/tmp/probe.json").status, "unavailable: disabled by ARBITER_PROBE=off");
+  ::unsetenv("ARBITER_PROBE"); // on by default on cuda
   const auto missing = detail::probe_for(cuda, "/tmp/probe.json");
   EXPECT_FALSE(missing.enabled());
   EXPECT_NE(missing.status.find("unavailable: /nonexistent/lib/libarbiter_probe.so not built"), std::string::npos) << missing.status;
