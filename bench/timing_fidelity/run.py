@@ -36,8 +36,7 @@ def find_runtime_lib(given):
         return str(pathlib.Path(given).resolve())
     if os.environ.get("ARBITER_RUNTIME_LIB"):
         return os.environ["ARBITER_RUNTIME_LIB"]
-    found = sorted(glob.glob(str(ROOT / ".gpu" / "build" / "lib" / "libarbiter_runtime.so")) +
-                   glob.glob(str(ROOT / "build" / "*" / "lib" / "libarbiter_runtime.so")))
+    found = sorted(glob.glob(str(ROOT / "build" / "*" / "lib" / "libarbiter_runtime.so")))
     if not found:
         sys.exit("run.py: no libarbiter_runtime.so: pass --runtime-lib or set ARBITER_RUNTIME_LIB")
     return found[0]
@@ -115,7 +114,7 @@ def parse_args(argv):
     parser.add_argument("--quick", action="store_true", help="tiny sizes and short timing (the CPU self-test)")
     parser.add_argument("--procs", type=int, default=5, help="fresh processes per workload and method (default 5)")
     parser.add_argument("--workloads", default=",".join(workloads.WORKLOADS), help="comma-separated subset")
-    parser.add_argument("--runtime-lib", help="libarbiter_runtime.so (default: $ARBITER_RUNTIME_LIB, .gpu/build/lib, build/*/lib)")
+    parser.add_argument("--runtime-lib", help="libarbiter_runtime.so (default: $ARBITER_RUNTIME_LIB, then build/*/lib)")
     parser.add_argument("--worker-timeout", type=float, default=180, help="seconds per worker process")
     args = parser.parse_args(argv)
     args.workloads = [w for w in args.workloads.split(",") if w]

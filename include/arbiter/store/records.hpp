@@ -54,7 +54,7 @@ struct measurement_record {
   std::string shape;
   std::string role;     ///< "candidate" | "baseline"
   std::string baseline; ///< "eager" for the reference; empty for the candidate
-  std::string clock;    ///< "cuda_event" | "host"
+  std::string clock;    ///< "cuda_event" | "cupti" | "host"
   double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0, rel_noise = 0;
   std::int64_t samples = 0;
   std::optional<double> speedup; ///< candidate rows only: baseline median / candidate median
@@ -68,7 +68,7 @@ struct measurement_record {
 struct timing_method_count {
   std::string role;     ///< "candidate" | "baseline"
   std::string baseline; ///< baseline rows: "eager"; empty for the candidate
-  std::string clock;    ///< "cuda_event" | "host"
+  std::string clock;    ///< "cuda_event" | "cupti" | "host"
   std::string method;   ///< "cupti_span" | "held_events" | "events" | "steady_clock" | "" (stored before migration 3)
   std::int64_t count = 0;
 };
