@@ -31,10 +31,12 @@ def hash_values(runtime, values, device):
 
 
 def poison_allocator(device, block_sizes):
-    """Allocates blocks of these byte sizes filled with 0xFF (NaN in every float type) and frees
-    them, so that an output the call allocates but never writes reads as NaN instead of stale
-    values. On cuda the caching allocator hands the freed blocks out again; on cpu this is best
-    effort (large host allocations come back zeroed from the OS)."""
+    """On cuda: allocates blocks of these byte sizes filled with 0xFF (NaN in every float type) and
+    frees them, so that an output the call allocates but never writes reads as NaN instead of stale
+    values (the caching allocator hands the freed blocks out again). On cpu nothing: glibc fills
+    every fresh allocation with 0xFE there (MALLOC_PERTURB_, set by the orchestrator)."""
+    if device != "cuda":
+        return
     blocks = [torch.full((int(size),), 0xFF, dtype=torch.uint8, device=device) for size in block_sizes if size > 0]
     synchronize(device)
     del blocks

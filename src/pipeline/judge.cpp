@@ -85,10 +85,10 @@ void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& p
   use_spans(candidate, *c);
 }
 
-void attach_timings(const job_context& ctx, const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
+void attach_timings(const job_context& ctx, const fs::path& ref_dir, const fs::path& eval_dir,
+                    const nlohmann::json& probe, judgement& j) {
   std::vector<double> speedups;
   const auto ref_probe = read_probe(ref_dir / "probe.json");
-  const auto probe = read_probe(eval_dir / "outputs" / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const std::string file = std::to_string(shape_idx) + ".json";
     auto baseline = read_timing(ref_dir / "timing" / file);
@@ -133,11 +133,11 @@ std::optional<store::measurement_record> read_timing(const fs::path& file) {
 namespace {
 
 outcome base_outcome(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                     const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
+                     const fs::path& ref_dir, const fs::path& eval_dir, const nlohmann::json& probe, judgement& j) {
   if (auto o = process_outcome(ctx, run)) return *o;
   j.details["cases"] = nlohmann::json::array();
   if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details)) return *o;
-  attach_timings(ctx, ref_dir, eval_dir, j);
+  attach_timings(ctx, ref_dir, eval_dir, probe, j);
   return {verdict::passed, j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
                                                    ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
                                      : "all cases within tolerance; timings missing"};
@@ -146,13 +146,13 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
 // The guard (docs/guard.md): static facts and run evidence become findings, which may turn the
 // verdict into `rejected`; the failing case or process outcome stays in the details.
 void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                 const fs::path& ref_dir, const fs::path& eval_dir, judgement& j) {
+                 const fs::path& ref_dir, const fs::path& eval_dir, const nlohmann::json& probe, judgement& j) {
   case_passes passed;
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
   j.findings = guard::static_findings(run.facts, problem.rule);
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed);
-  attach_probe(ctx, problem, run, eval_dir, evidence.probe, j.details);
+  attach_probe(ctx, problem, run, eval_dir, probe, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : evidence.checks)
@@ -172,8 +172,9 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
   j.details["process"] = {{"description", sandbox::describe(run.process)}, {"wall_s", run.process.wall_s},
                           {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated}};
   if (run.events.error) j.details["error"] = *run.events.error;
-  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, j);
-  apply_guard(ctx, problem, run, ref_dir, eval_dir, j);
+  const nlohmann::json probe = candidate_probe(run, eval_dir);
+  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, probe, j);
+  apply_guard(ctx, problem, run, ref_dir, eval_dir, probe, j);
   return j;
 }
 

@@ -162,16 +162,21 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
   return out;
 }
 
+nlohmann::json candidate_probe(const candidate_run& run, const fs::path& eval_dir) {
+  if (run.probe != "enabled") return nlohmann::json(nlohmann::json::value_t::discarded);
+  return read_probe(eval_dir / "outputs" / "probe.json");
+}
+
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const fs::path& eval_dir, guard::probe_evidence& evidence, nlohmann::json& details) {
+                  const fs::path& eval_dir, const nlohmann::json& doc, guard::probe_evidence& evidence,
+                  nlohmann::json& details) {
   if (run.probe.empty()) return;
   if (run.probe != "enabled") {
     details["probe"] = run.probe;
     return;
   }
-  const fs::path file = eval_dir / "outputs" / "probe.json";
-  const auto doc = read_probe(file);
   if (doc.is_discarded()) {
+    const fs::path file = eval_dir / "outputs" / "probe.json";
     const std::string why = fs::exists(file) ? "probe.json is not a version 1 evidence file" : "no probe.json";
     details["probe"] = "missing: " + why;
     evidence.expected = run.events.done; // a process that ended early never reached the probe's writer

@@ -1,6 +1,7 @@
 #include "arbiter/score/metrics.hpp"
 
 #include "arbiter/common/error.hpp"
+#include "arbiter/runtime/timing_stats.hpp"
 
 #include <fmt/format.h>
 
@@ -36,10 +37,7 @@ double median(const std::vector<double>& values) { return quantile(values, 0.5);
 double quantile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
-  const auto below = static_cast<std::size_t>(rank);
-  const std::size_t above = std::min(below + 1, values.size() - 1);
-  return values[below] + (rank - static_cast<double>(below)) * (values[above] - values[below]);
+  return runtime::quantile_sorted(values, q); // the runtime's own, so stored and runtime quantiles agree
 }
 
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {

@@ -36,9 +36,14 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
 nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
                              const guard::probe_evidence& facts);
 
-/// Reads eval_dir/outputs/probe.json when run.probe is "enabled": fills evidence and
-/// details["probe"] (the status string itself when the probe was unavailable; nothing off cuda).
+/// The candidate's eval_dir/outputs/probe.json, read once per judgement, when run.probe is
+/// "enabled"; a discarded value otherwise or where it is missing or unreadable.
+nlohmann::json candidate_probe(const candidate_run& run, const std::filesystem::path& eval_dir);
+
+/// From `doc` (candidate_probe) when run.probe is "enabled": fills evidence and details["probe"]
+/// (the status string itself when the probe was unavailable; nothing off cuda).
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const std::filesystem::path& eval_dir, guard::probe_evidence& evidence, nlohmann::json& details);
+                  const std::filesystem::path& eval_dir, const nlohmann::json& doc, guard::probe_evidence& evidence,
+                  nlohmann::json& details);
 
 } // namespace arbiter::pipeline::detail
