@@ -32,8 +32,12 @@ def _read_job(argv):
 def _check_device(job):
     if job["device"] not in rt.DEVICE_CODES:
         raise ValueError(f"unknown device {job['device']!r}")
-    if job["device"] == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("device cuda requested but torch.cuda.is_available() is False")
+    if job["device"] == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError("device cuda requested but torch.cuda.is_available() is False")
+        # cuInit now, before any solution code: the driver loads the evidence probe during it, and
+        # the probe takes its signing key out of reach (docs/probe.md).
+        torch.cuda.init()
 
 
 def run(mode, job, events):

@@ -2,6 +2,7 @@
 the orchestrator learns how far a process got even when it is killed."""
 import json
 import os
+import time
 import traceback
 
 
@@ -9,9 +10,12 @@ class EventLog:
     def __init__(self, path):
         os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
         self._file = open(path, "a", encoding="utf-8")
+        self._start = time.monotonic()
 
     def emit(self, event, **fields):
-        self._file.write(json.dumps({"event": event, **fields}) + "\n")
+        """Writes one event; "t" is the seconds since the log was opened (where a run spends its time)."""
+        record = {"event": event, "t": round(time.monotonic() - self._start, 3), **fields}
+        self._file.write(json.dumps(record) + "\n")
         self._file.flush()
 
     def error(self, phase, exc, **fields):

@@ -68,8 +68,14 @@ bool timer_misses_work(double span_ms, double reported_ms, double rel_noise) {
 }
 
 void probe_findings(const probe_evidence& e, std::vector<finding>& out) {
+  if (!e.forged.empty()) {
+    out.push_back(probe_finding("H3", severity::reject, "the probe's evidence was forged: " + e.forged));
+    return;
+  }
   if (e.expected && !e.present) {
-    out.push_back(probe_finding("H3", severity::info, "the probe was loaded but left no evidence: " + e.missing));
+    // The probe writes at exit; a run that finished without it left through os._exit or a signal.
+    out.push_back(probe_finding("H2", severity::reject,
+                                "the process finished its calls but the probe's exit writer never ran: " + e.missing));
     return;
   }
   if (!e.present) return;

@@ -146,7 +146,7 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
 // The guard (docs/guard.md): static facts and run evidence become findings, which may turn the
 // verdict into `rejected`; the failing case or process outcome stays in the details.
 void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                 const fs::path& ref_dir, const fs::path& eval_dir, const nlohmann::json& probe, judgement& j) {
+                 const fs::path& ref_dir, const fs::path& eval_dir, const candidate_evidence& probe, judgement& j) {
   case_passes passed;
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
@@ -172,8 +172,8 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
   j.details["process"] = {{"description", sandbox::describe(run.process)}, {"wall_s", run.process.wall_s},
                           {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated}};
   if (run.events.error) j.details["error"] = *run.events.error;
-  const nlohmann::json probe = candidate_probe(run, eval_dir);
-  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, probe, j);
+  const candidate_evidence probe = candidate_probe(run, eval_dir);
+  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, probe.doc, j);
   apply_guard(ctx, problem, run, ref_dir, eval_dir, probe, j);
   return j;
 }

@@ -3,10 +3,12 @@
 // correctness call, "warmup" an untimed one (src/runtime/timing.cpp, python/arbiter_runner).
 #include "detail/probe_evidence.hpp"
 
+#include "arbiter/probe/signature.hpp"
 #include "arbiter/score/metrics.hpp"
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -15,6 +17,29 @@ namespace arbiter::pipeline::detail {
 namespace fs = std::filesystem;
 
 namespace {
+
+std::optional<std::string> read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+nlohmann::json parse_evidence(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_object() || doc.value("version", 0) != 1) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return doc;
+}
+
+/// "" when the evidence text carries key's signature in its .mac file, else why not.
+std::string signature_problem(const fs::path& file, std::string text, const std::string& key) {
+  const auto mac = read_text(probe::mac_path(file));
+  if (!mac) return "probe.json is unsigned (no probe.json.mac): not written by this run's probe";
+  if (!text.empty() && text.back() == '\n') text.pop_back(); // the probe signs the JSON, then ends the file
+  std::string given = *mac;
+  while (!given.empty() && (given.back() == '\n' || given.back() == ' ')) given.pop_back();
+  if (given != probe::evidence_mac(key, text)) return "probe.json's signature does not match this run's key: altered or not written by the probe";
+  return "";
+}
 
 bool timed(const std::string& label) { return label == "sample" || label == "latency"; }
 
@@ -93,10 +118,8 @@ nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows) 
 } // namespace
 
 nlohmann::json read_probe(const fs::path& file) {
-  std::ifstream in(file);
-  auto doc = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json(nlohmann::json::value_t::discarded);
-  if (!doc.is_object() || doc.value("version", 0) != 1) return nlohmann::json(nlohmann::json::value_t::discarded);
-  return doc;
+  const auto text = read_text(file);
+  return text ? parse_evidence(*text) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx) {
@@ -162,25 +185,39 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
   return out;
 }
 
-nlohmann::json candidate_probe(const candidate_run& run, const fs::path& eval_dir) {
-  if (run.probe != "enabled") return nlohmann::json(nlohmann::json::value_t::discarded);
-  return read_probe(eval_dir / "outputs" / "probe.json");
+candidate_evidence candidate_probe(const candidate_run& run, const fs::path& eval_dir) {
+  candidate_evidence result;
+  if (run.probe != "enabled") return result;
+  const fs::path file = eval_dir / "outputs" / "probe.json";
+  const auto text = read_text(file);
+  if (!text) {
+    result.problem = "no probe.json";
+    return result;
+  }
+  if (!run.probe_key.empty()) {
+    result.problem = signature_problem(file, *text, run.probe_key);
+    result.forged = !result.problem.empty();
+    if (result.forged) return result;
+  }
+  result.doc = parse_evidence(*text);
+  if (result.doc.is_discarded()) result.problem = "probe.json is not a version 1 evidence file";
+  return result;
 }
 
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const fs::path& eval_dir, const nlohmann::json& doc, guard::probe_evidence& evidence,
+                  const fs::path& eval_dir, const candidate_evidence& probe, guard::probe_evidence& evidence,
                   nlohmann::json& details) {
   if (run.probe.empty()) return;
   if (run.probe != "enabled") {
     details["probe"] = run.probe;
     return;
   }
+  const nlohmann::json& doc = probe.doc;
   if (doc.is_discarded()) {
-    const fs::path file = eval_dir / "outputs" / "probe.json";
-    const std::string why = fs::exists(file) ? "probe.json is not a version 1 evidence file" : "no probe.json";
-    details["probe"] = "missing: " + why;
-    evidence.expected = run.events.done; // a process that ended early never reached the probe's writer
-    evidence.missing = why;
+    details["probe"] = (probe.forged ? "untrusted: " : "missing: ") + probe.problem;
+    // A process that ended early never reached the probe's writer; one that finished did.
+    evidence.expected = run.events.done || probe.forged;
+    (probe.forged ? evidence.forged : evidence.missing) = probe.problem;
     return;
   }
   std::vector<std::string> names;

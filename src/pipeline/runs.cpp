@@ -6,6 +6,7 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/hash.hpp"
 #include "arbiter/common/log.hpp"
+#include "arbiter/probe/signature.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -116,6 +117,23 @@ void copy_solution(const catalog::solution& solution, const fs::path& work) {
   }
 }
 
+// The probe's signing key, in a file the probe deletes as it reads it, during cuInit and so before
+// any candidate code runs (docs/probe.md, "Signed evidence"); prepare_candidate_files hands the
+// folder to the candidate's user.
+static std::string hand_over_key(const fs::path& key_file, sandbox::process_spec& spec) {
+  std::string key;
+  try {
+    key = probe::new_evidence_key();
+  } catch (const std::exception& e) {
+    ARB_THROW(io_error, std::string("cannot make the probe's key: ") + e.what());
+  }
+  fs::create_directories(key_file.parent_path());
+  std::ofstream out(key_file, std::ios::trunc);
+  if (!(out << key << '\n')) ARB_THROW(io_error, "cannot write the probe's key to " + key_file.string());
+  spec.env["ARBITER_PROBE_KEY"] = key_file.string();
+  return key;
+}
+
 candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
                             const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
   fs::remove_all(eval_dir);
@@ -132,6 +150,7 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
   apply_probe(probe, spec);
   run.probe = probe.status;
   try {
+    if (probe.enabled()) run.probe_key = hand_over_key(eval_dir / "outputs" / "probe.key", spec);
     prepare_candidate_files(spec.sandbox, paths, true);
     run.process = runner.run(spec);
   } catch (const io_error& e) { // the evaluation's verdict (crashed), never the campaign's end

@@ -4,9 +4,11 @@
 #include "arbiter/probe/arbiter_probe.h"
 #include "cupti_glue.hpp"
 #include "evidence_json.hpp"
+#include "arbiter/probe/signature.hpp"
 
 #include <dirent.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -20,6 +22,12 @@ namespace {
 std::string& exit_path() {
   static auto* path = new std::string();
   return *path;
+}
+
+/// The evidence key taken at initialisation ("" when none was handed over: evidence goes unsigned).
+std::string& evidence_key() {
+  static auto* key = new std::string();
+  return *key;
 }
 
 std::uint64_t now_ns() {
@@ -70,7 +78,9 @@ int write_evidence(const char* path) {
   flush_activity();
   auto& rec = the_recorder();
   rec.threads(count_threads());
-  if (!write_atomically(path, evidence_json(rec.snapshot()))) return -1;
+  const std::string text = evidence_json(rec.snapshot());
+  if (!write_atomically(path, text)) return -1;
+  if (!evidence_key().empty() && !write_atomically(mac_path(path), evidence_mac(evidence_key(), text))) return -1;
   rec.mark_written();
   return 0;
 }
@@ -82,7 +92,12 @@ void write_at_exit() {
 } // namespace
 
 void install_exit_writer() {
-  // Read once, now: the candidate's code runs later and may change its environment.
+  // Read once, now: the candidate's code runs later and may change its environment. The key file
+  // is deleted as it is read, so that the candidate's code never finds it.
+  if (const char* key_file = std::getenv("ARBITER_PROBE_KEY"); key_file != nullptr && *key_file != '\0') {
+    if (auto key = take_evidence_key(key_file)) evidence_key() = std::move(*key);
+    else std::fprintf(stderr, "arbiter probe: evidence key %s unreadable: evidence goes unsigned\n", key_file);
+  }
   if (const char* out = std::getenv("ARBITER_PROBE_OUT"); out != nullptr && *out != '\0') {
     exit_path() = out;
     std::atexit(write_at_exit);

@@ -37,6 +37,7 @@ struct probe_evidence {
   bool expected = false;  ///< the probe was loaded into the candidate process
   bool present = false;   ///< its evidence file was read
   std::string missing;    ///< why not, when expected and not present
+  std::string forged;     ///< why an evidence file there is not trusted (unsigned, signature mismatch)
   bool complete = true;   ///< no records dropped: absence of kernels means something
   std::vector<probe_shape> shapes;
   std::uint64_t graph_launches = 0;

@@ -36,14 +36,23 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
 nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
                              const guard::probe_evidence& facts);
 
-/// The candidate's eval_dir/outputs/probe.json, read once per judgement, when run.probe is
-/// "enabled"; a discarded value otherwise or where it is missing or unreadable.
-nlohmann::json candidate_probe(const candidate_run& run, const std::filesystem::path& eval_dir);
+/// The candidate's evidence as the judge trusts it: doc is discarded unless the file is there, is a
+/// version 1 file and carries this run's signature (docs/probe.md, "Signed evidence").
+struct candidate_evidence {
+  nlohmann::json doc = nlohmann::json(nlohmann::json::value_t::discarded);
+  std::string problem; ///< why doc is discarded: "no probe.json", "…unsigned…", "…does not match…"
+  bool forged = false; ///< a file is there that the probe did not sign with this run's key
+};
 
-/// From `doc` (candidate_probe) when run.probe is "enabled": fills evidence and details["probe"]
+/// The candidate's eval_dir/outputs/probe.json, read once per judgement, when run.probe is
+/// "enabled" (doc discarded, problem "" otherwise): parsed, then checked against its .mac under
+/// run.probe_key.
+candidate_evidence candidate_probe(const candidate_run& run, const std::filesystem::path& eval_dir);
+
+/// From candidate_probe's result when run.probe is "enabled": fills evidence and details["probe"]
 /// (the status string itself when the probe was unavailable; nothing off cuda).
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const std::filesystem::path& eval_dir, const nlohmann::json& doc, guard::probe_evidence& evidence,
+                  const std::filesystem::path& eval_dir, const candidate_evidence& probe, guard::probe_evidence& evidence,
                   nlohmann::json& details);
 
 } // namespace arbiter::pipeline::detail

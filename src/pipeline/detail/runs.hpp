@@ -32,6 +32,7 @@ struct candidate_run {
   nlohmann::json facts = nlohmann::json::object(); ///< static facts of the solution (facts.py); {} if extraction failed
   nlohmann::json sandbox = nlohmann::json::object(); ///< sandbox_details() of the candidate process
   std::string probe; ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
+  std::string probe_key; ///< the key its evidence must be signed with (hex); "" without the probe
 };
 
 /// Copies the solution into eval_dir/work (its private cwd) and runs it in a fresh process with the

@@ -205,7 +205,7 @@ TEST(probe_rules, a_timer_that_misses_the_gpu_work_is_T4) {
   EXPECT_TRUE(has(found, "T4", severity::flag));
 }
 
-TEST(probe_rules, a_loaded_probe_without_evidence_is_shown) {
+TEST(probe_rules, a_finished_run_whose_probe_left_no_evidence_is_H2) {
   probe_evidence e;
   e.expected = true;
   e.missing = "no probe.json";
@@ -213,9 +213,30 @@ TEST(probe_rules, a_loaded_probe_without_evidence_is_shown) {
   run.probe = e;
   const auto found = dynamic_findings(run);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].pattern, "H3");
-  EXPECT_EQ(found[0].level, severity::info);
+  EXPECT_EQ(found[0].pattern, "H2");
+  EXPECT_EQ(found[0].level, severity::reject);
   EXPECT_EQ(found[0].source, "probe");
+  EXPECT_NE(found[0].evidence.find("no probe.json"), std::string::npos);
+}
+
+TEST(probe_rules, a_run_that_ended_early_without_evidence_has_no_probe_finding) {
+  probe_evidence e; // expected stays false: the process never reached the probe's writer
+  e.missing = "no probe.json";
+  std::vector<finding> found;
+  probe_findings(e, found);
+  EXPECT_TRUE(found.empty());
+}
+
+TEST(probe_rules, forged_evidence_is_H3_and_rejected) {
+  probe_evidence e;
+  e.expected = true;
+  e.forged = "probe.json is unsigned (no probe.json.mac): not written by this run's probe";
+  std::vector<finding> found;
+  probe_findings(e, found);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "H3");
+  EXPECT_EQ(found[0].level, severity::reject);
+  EXPECT_NE(found[0].evidence.find("unsigned"), std::string::npos);
 }
 
 } // namespace

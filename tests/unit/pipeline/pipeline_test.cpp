@@ -4,6 +4,7 @@
 #include "detail/events.hpp"
 #include "detail/judge.hpp"
 #include "detail/probe_setup.hpp"
+#include "arbiter/probe/signature.hpp"
 #include "detail/prune.hpp"
 #include "detail/sandbox_view.hpp"
 
@@ -229,17 +230,39 @@ TEST_F(judge_fixture, timed_calls_without_kernels_are_flagged) {
   EXPECT_TRUE(has_finding(j, "T5"));
 }
 
-TEST_F(judge_fixture, an_unavailable_or_missing_probe_is_said_and_decides_nothing) {
+TEST_F(judge_fixture, an_unavailable_probe_is_said_and_a_finished_run_without_evidence_is_rejected) {
   candidate_outputs({1, 2, 3});
   m_run.probe = "unavailable: libcupti.so.13: cannot open shared object file";
   auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed);
   EXPECT_EQ(j.details["probe"], "unavailable: libcupti.so.13: cannot open shared object file");
-  m_run.probe = "enabled";
+  m_run.probe = "enabled"; // loaded, the run finished, yet the exit writer never ran (os._exit)
   j = judge();
-  EXPECT_EQ(j.result.v, verdict::passed);
+  EXPECT_EQ(j.result.v, verdict::rejected);
   EXPECT_EQ(j.details["probe"], "missing: no probe.json");
+  EXPECT_TRUE(has_finding(j, "H2"));
+}
+
+TEST_F(judge_fixture, evidence_counts_only_with_this_runs_signature) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  m_run.probe_key = probe::new_evidence_key();
+  const fs::path file = eval() / "outputs/probe.json";
+  write_probe(file, {probe_window("case", 1, 400'000), probe_window("sample", 1, 480'000)});
+  auto j = judge(); // a probe.json without its .mac: what a candidate would write
+  EXPECT_EQ(j.result.v, verdict::rejected);
   EXPECT_TRUE(has_finding(j, "H3"));
+  EXPECT_NE(j.details["probe"].get<std::string>().find("unsigned"), std::string::npos) << j.details["probe"];
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(probe::mac_path(file)) << probe::evidence_mac(probe::new_evidence_key(), text) << '\n';
+  j = judge(); // signed under another key
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(j.details["probe"].get<std::string>().find("does not match"), std::string::npos) << j.details["probe"];
+  std::ofstream(probe::mac_path(file)) << probe::evidence_mac(m_run.probe_key, text) << '\n';
+  j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
+  EXPECT_TRUE(j.details["probe"].is_object());
 }
 
 TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {

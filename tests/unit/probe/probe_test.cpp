@@ -1,6 +1,7 @@
 // The probe's core without a GPU: windows, attribution by correlation id, the evidence file. The
 // CUPTI side (injection.cpp, activity.cpp, markers.cpp) only feeds these calls; it runs in the
 // gpu tests.
+#include "arbiter/probe/signature.hpp"
 #include "evidence_json.hpp"
 #include "recorder.hpp"
 
@@ -240,6 +241,29 @@ TEST(evidence_json, writes_atomically) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1); // no temporary left
   EXPECT_FALSE(write_atomically(dir / "missing" / "probe.json", "{}"));
   std::filesystem::remove_all(dir);
+}
+
+TEST(signature, the_mac_depends_on_key_and_text) {
+  const std::string key = new_evidence_key();
+  ASSERT_EQ(key.size(), 64u);
+  EXPECT_NE(new_evidence_key(), key); // fresh per process
+  const std::string mac = evidence_mac(key, "{\"version\": 1}");
+  EXPECT_EQ(mac.size(), 64u);
+  EXPECT_EQ(evidence_mac(key, "{\"version\": 1}"), mac);
+  EXPECT_NE(evidence_mac(key, "{\"version\": 1} "), mac);
+  EXPECT_NE(evidence_mac(new_evidence_key(), "{\"version\": 1}"), mac);
+  EXPECT_EQ(evidence_mac("not hex", "text"), "");
+}
+
+TEST(signature, the_key_file_is_gone_once_taken) {
+  const auto file = std::filesystem::temp_directory_path() / ("arbiter_probe_key_" + std::to_string(::getpid()));
+  std::ofstream(file) << "00ff10\n";
+  EXPECT_EQ(take_evidence_key(file), "00ff10");
+  EXPECT_FALSE(std::filesystem::exists(file));
+  EXPECT_EQ(take_evidence_key(file), std::nullopt); // a second read finds nothing
+  std::ofstream(file) << "zz\n";
+  EXPECT_EQ(take_evidence_key(file), std::nullopt); // not a key: refused (and removed)
+  EXPECT_EQ(mac_path("/x/probe.json"), std::filesystem::path("/x/probe.json.mac"));
 }
 
 } // namespace
