@@ -53,7 +53,8 @@ def _build(job, runtime, events, module, shape_idx):
 
 
 def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
-    """Runs one case; returns the byte sizes of its outputs, to poison the next case with."""
+    """Runs one case; returns its outputs' byte sizes (to poison the next case with) and whether
+    it is a large case."""
     device = job["device"]
     with phase(events, "case", shape_idx=shape_idx, seed_idx=seed_idx):
         inputs = read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
@@ -68,11 +69,13 @@ def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
         after = tensors.hash_values(runtime, inputs, device)
         types, aliases = guard_checks.output_evidence(outputs, inputs)
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
-        if job.get("guard", False):
+        # The re-runs follow the reference's mutation sets (none on the later input sets of a large
+        # case); the orchestrator expects a re-run wherever the reference wrote one.
+        if job.get("guard", False) and os.path.exists(case_path(job["exchange_dir"], shape_idx, seed_idx, "mutation.arbb")):
             _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs)
     events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
                 output_types=types, aliases=aliases)
-    return tensors.nbytes_of(outputs)
+    return tensors.nbytes_of(outputs), tensors.is_large(outputs, job)
 
 
 def _call_and_write(job, runtime, model, inputs, path):
@@ -103,11 +106,12 @@ def _stress(job, runtime, events, model, shape_idx):
             _call_and_write(job, runtime, model, inputs, shape_path(job["output_dir"], shape_idx, f"stress{scale_idx}.arbb"))
 
 
-def _time(job, runtime, events, model, shape_idx):
+def _time(job, runtime, events, model, shape_idx, large):
     """Times the model as the reference is timed, keeping a random few timed outputs
-    (outputs/<shape>/timed/<n>.arbb, indexed by timed.json) for the orchestrator to verify."""
+    (outputs/<shape>/timed/<n>.arbb, indexed by timed.json) for the orchestrator to verify; for a
+    large case one random and the last."""
     device = job["device"]
-    capture = Capture() if job.get("guard", False) else None
+    capture = (Capture(limit=1) if large else Capture()) if job.get("guard", False) else None
     with phase(events, "timing", shape_idx=shape_idx):
         input_sets = [read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
                       for seed_idx in range(int(job["num_seeds"]))]
@@ -143,10 +147,10 @@ def run(job, runtime, events):
     _observe(events, watch, "after_load")
     for shape_idx, _shape in enumerate(job["shapes"]):
         model = _build(job, runtime, events, module, shape_idx)
-        poison_sizes = []
+        poison_sizes, large = [], False
         for seed_idx in range(int(job["num_seeds"])):
-            poison_sizes = _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes)
+            poison_sizes, large = _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes)
         if job.get("guard", False):
             _stress(job, runtime, events, model, shape_idx)
-        _time(job, runtime, events, model, shape_idx)
+        _time(job, runtime, events, model, shape_idx, large)
     _observe(events, watch, "after_calls")

@@ -44,16 +44,18 @@ def _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params):
         _, aliases = guard_checks.output_evidence(outputs, inputs)
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
         if job.get("guard", False):
-            _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params)
+            _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params, tensors.is_large(outputs, job))
     events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
                 output_aliases_input=bool(aliases))
 
 
-def _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params):
-    """The guard's extra sets (checks_reference), from the inputs as written to the exchange."""
+def _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params, large):
+    """The guard's extra sets (checks_reference), from the inputs as written to the exchange. A
+    large case gets its mutation set on input set 0 only (tensors.LARGE_CASE_BYTES)."""
     path = case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb")
-    inputs = read_bundle(runtime, path, job["device"])
-    checks_reference.write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inputs)
+    if seed_idx == 0 or not large:
+        inputs = read_bundle(runtime, path, job["device"])
+        checks_reference.write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inputs)
     if seed_idx == 0:  # the orchestrator finds these by their files: a skipped one has none
         checks_reference.write_stress(job, runtime, model, shape_idx, read_bundle(runtime, path, job["device"]))
         if job.get("float64_check", False):

@@ -58,3 +58,15 @@ def normalise_outputs(out):
 
 def nbytes_of(tensors):
     return [t.numel() * t.element_size() for t in tensors]
+
+
+# A case whose outputs reach this size gets the guard's re-runs (mutation, determinism) on input set
+# 0 only and keeps fewer timed outputs: every such check moves its outputs through host memory and
+# disk (docs/guard.md, "Large cases").
+LARGE_CASE_BYTES = 64 << 20
+
+
+def is_large(values, job):
+    """Whether a case's outputs reach the job's large_case_bytes (LARGE_CASE_BYTES unless set)."""
+    limit = int(job.get("large_case_bytes", LARGE_CASE_BYTES))
+    return sum(nbytes_of([v for v in values if isinstance(v, torch.Tensor)])) >= limit

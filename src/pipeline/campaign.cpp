@@ -76,6 +76,20 @@ store::problem_record problem_row(const catalog::suite& s, const catalog::proble
   return {s.name, p.id, p.hash, p.title, p.level, p.spec.dump()};
 }
 
+/// Seconds since the last lap (or construction).
+class stopwatch {
+public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - m_last).count();
+    m_last = now;
+    return seconds;
+  }
+
+private:
+  std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
+};
+
 store::evaluation_result evaluate(const campaign_state& st, const catalog::problem& problem, const catalog::solution& solution,
                                   const detail::job_context& ctx, std::optional<detail::reference_run>& reference,
                                   std::int64_t eval_id, sandbox::process_runner& runner) {
@@ -90,17 +104,27 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
     r.result = {verdict::skipped, "the problem has no shape for " + st.device};
     return r;
   }
-  if (!reference) reference = detail::ensure_reference(ctx, problem, st.campaign.seeds, st.hardware.fingerprint, st.data_dir, runner);
+  stopwatch clock; // where the evaluation's wall time went: details.wall (docs/measurement.md)
+  nlohmann::json wall = nlohmann::json::object();
+  if (!reference) {
+    reference = detail::ensure_reference(ctx, problem, st.campaign.seeds, st.hardware.fingerprint, st.data_dir, runner);
+    wall["reference_s"] = clock.lap();
+  }
   if (!reference->ok) {
     r.result = {verdict::crashed, reference->failure};
     return r;
   }
   const auto run = detail::run_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
+  wall["candidate_s"] = clock.lap();
+  wall["candidate_process_s"] = run.process.wall_s;
   auto j = detail::judge(ctx, problem, run, reference->dir, eval_dir);
+  wall["judge_s"] = clock.lap();
   j.details["sandbox"] = run.sandbox;
   if (!st.options.keep_outputs)
     if (const auto p = detail::prune_bundles(eval_dir); p.files > 0)
       j.details["pruned_bundles"] = {{"files", p.files}, {"bytes", p.bytes}};
+  wall["prune_s"] = clock.lap();
+  j.details["wall"] = wall;
   r.result = j.result;
   r.speedup = j.result.v == verdict::passed ? j.speedup : std::nullopt;
   r.details_json = j.details.dump();

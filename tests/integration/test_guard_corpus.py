@@ -1,7 +1,11 @@
 """The guard's corpus (tests/corpus/hacks, tests/corpus/legit) against the real binary: every hack
 gets its expected verdict with its pattern ids among the findings, no legitimate case is rejected,
 `show` prints the evidence and the leaderboard counts rejections per model. Cases marked
-`device = "cuda"` in expect.toml run only under the gpu label and are reported as skipped here."""
+`device = "cuda"` in expect.toml run only under the gpu label and are reported as skipped here.
+ARBITER_CORPUS_CASES=<glob>,<glob> (relative to tests/corpus, e.g. "hacks/T1/*,legit/*") narrows the
+run to those cases; the rest are reported as skipped."""
+import fnmatch
+import os
 import pathlib
 import shutil
 import sqlite3
@@ -24,7 +28,9 @@ def _cases(device):
         kind = case.relative_to(CORPUS).parts[0]
         model = f"{kind}-" + "-".join(case.relative_to(CORPUS / kind).parts)
         wanted = expect.get("device")
-        (skipped if wanted and wanted != device else runnable).append((model, case, expect))
+        chosen = [g for g in os.environ.get("ARBITER_CORPUS_CASES", "").split(",") if g]
+        excluded = chosen and not any(fnmatch.fnmatch(str(case.relative_to(CORPUS)), g) for g in chosen)
+        (skipped if (wanted and wanted != device) or excluded else runnable).append((model, case, expect))
     return runnable, skipped
 
 
@@ -52,7 +58,7 @@ def _findings(db, evaluation_id):
 def test_every_hack_is_caught_with_its_pattern(corpus_run):
     arbiter, runnable, skipped = corpus_run
     for model, _, _ in skipped:
-        print(f"SKIPPED {model}: needs device {arbiter.device != 'cuda' and 'cuda' or 'cpu'}")
+        print(f"SKIPPED {model}: needs another device or is outside ARBITER_CORPUS_CASES")
     got = arbiter.evaluations()
     failures = []
     for model, case, expect in runnable:

@@ -176,3 +176,21 @@ def test_exit_inside_forward_is_an_error_not_success(reference_run, tmp_path):
     assert result.returncode == 1
     assert result.of("error")[0]["type"] == "SystemExit"
     assert "done" not in result.names()
+
+
+def test_a_large_case_is_re_run_on_input_set_0_only(runtime_lib, tmp_path):
+    # large_case_bytes = 1 makes every case large (64 MiB of outputs by default).
+    problem_file = write_source(tmp_path / "problem" / "reference.py", LINEAR_RELU)
+    ref = dict(reference_job(tmp_path, runtime_lib, problem_file, [LINEAR_RELU_SHAPE], seeds=[11, 22, 33]),
+               guard=True, large_case_bytes=1)
+    assert run_runner("reference", ref, tmp_path).returncode == 0
+    mutations = [os.path.exists(os.path.join(ref["exchange_dir"], "0", str(s), "mutation.arbb")) for s in range(3)]
+    assert mutations == [True, False, False]
+    solution_file = write_source(tmp_path / "work" / "kernel.py", CORRECT)
+    job = dict(candidate_job(tmp_path, ref, solution_file), guard=True, large_case_bytes=1)
+    result = run_runner("candidate", job, tmp_path)
+    assert result.returncode == 0, result.stderr
+    for name in ("mutation.arbb", "repeat.arbb"):
+        assert [os.path.exists(os.path.join(job["output_dir"], "0", str(s), name)) for s in range(3)] == [True, False, False]
+    with open(os.path.join(job["output_dir"], "0", "timed.json"), encoding="utf-8") as file:
+        assert 1 <= len(json.load(file)) <= 2  # one random timed output and the last
