@@ -53,8 +53,7 @@ def _build(job, runtime, events, module, shape_idx):
 
 
 def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
-    """Runs one case; returns its outputs' byte sizes (to poison the next case with) and whether
-    it is a large case."""
+    """Runs one case; returns the byte sizes of its outputs, to poison the next case with."""
     device = job["device"]
     with phase(events, "case", shape_idx=shape_idx, seed_idx=seed_idx):
         inputs = read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
@@ -75,7 +74,7 @@ def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
             _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs)
     events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
                 output_types=types, aliases=aliases)
-    return tensors.nbytes_of(outputs), tensors.is_large(outputs, job)
+    return tensors.nbytes_of(outputs)
 
 
 def _call_and_write(job, runtime, model, inputs, path):
@@ -147,10 +146,10 @@ def run(job, runtime, events):
     _observe(events, watch, "after_load")
     for shape_idx, _shape in enumerate(job["shapes"]):
         model = _build(job, runtime, events, module, shape_idx)
-        poison_sizes, large = [], False
+        poison_sizes = []
         for seed_idx in range(int(job["num_seeds"])):
-            poison_sizes, large = _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes)
+            poison_sizes = _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes)
         if job.get("guard", False):
             _stress(job, runtime, events, model, shape_idx)
-        _time(job, runtime, events, model, shape_idx, large)
+        _time(job, runtime, events, model, shape_idx, tensors.is_large(poison_sizes, job))
     _observe(events, watch, "after_calls")

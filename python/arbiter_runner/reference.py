@@ -44,7 +44,7 @@ def _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params):
         _, aliases = guard_checks.output_evidence(outputs, inputs)
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
         if job.get("guard", False):
-            _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params, tensors.is_large(outputs, job))
+            _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params, tensors.is_large(tensors.nbytes_of(outputs), job))
     events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
                 output_aliases_input=bool(aliases))
 

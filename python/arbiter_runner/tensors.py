@@ -66,7 +66,6 @@ def nbytes_of(tensors):
 LARGE_CASE_BYTES = 64 << 20
 
 
-def is_large(values, job):
-    """Whether a case's outputs reach the job's large_case_bytes (LARGE_CASE_BYTES unless set)."""
-    limit = int(job.get("large_case_bytes", LARGE_CASE_BYTES))
-    return sum(nbytes_of([v for v in values if isinstance(v, torch.Tensor)])) >= limit
+def is_large(sizes, job):
+    """Whether a case's output byte sizes reach the job's large_case_bytes (LARGE_CASE_BYTES unless set)."""
+    return sum(sizes) >= int(job.get("large_case_bytes", LARGE_CASE_BYTES))
