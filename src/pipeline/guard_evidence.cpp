@@ -77,26 +77,16 @@ void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog:
   }
 }
 
-double max_abs_error(const std::vector<verify::value>& truth, const std::vector<verify::value>& got, double& scale) {
-  double err = 0;
-  for (std::size_t v = 0; v < truth.size() && v < got.size(); ++v)
-    for (std::size_t i = 0; i < truth[v].data.size() && i < got[v].data.size(); ++i) {
-      err = std::max(err, std::abs(truth[v].data[i] - got[v].data[i]));
-      scale = std::max(scale, std::abs(truth[v].data[i]));
-    }
-  return err;
-}
-
 // S4: the candidate's error against a float64 reference, next to the float32 reference's own.
 void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::path& ref, const fs::path& out) {
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path dir = fs::path(std::to_string(shape_idx)) / "0";
     if (!fs::exists(ref / dir / "float64.arbb") || !fs::exists(out / dir / "outputs.arbb")) continue;
     const auto truth = verify::read_bundle(ref / dir / "float64.arbb");
-    double scale = 0;
-    const double ref_err = max_abs_error(truth, verify::read_bundle(ref / dir / "outputs.arbb"), scale);
-    const double got_err = max_abs_error(truth, verify::read_bundle(out / dir / "outputs.arbb"), scale);
-    const double allowed = 64 * std::max(ref_err, 1e-7 * scale);
+    const auto ref_dev = verify::deviation_from(truth, verify::read_bundle(ref / dir / "outputs.arbb"));
+    const double got_err = verify::deviation_from(truth, verify::read_bundle(out / dir / "outputs.arbb")).max_abs_err;
+    const double ref_err = ref_dev.max_abs_err;
+    const double allowed = 64 * std::max(ref_err, 1e-7 * ref_dev.max_abs_truth);
     e.checks.push_back({"float64", "shape " + ctx.shapes[shape_idx].name + ", input set 0", got_err <= allowed,
                         fmt::format("max abs error vs float64 {:.3g}, the float32 reference's {:.3g} (allowed {:.3g})",
                                     got_err, ref_err, allowed), false});

@@ -25,9 +25,8 @@ value read_value(arb_reader* reader, std::int64_t value_idx, const std::filesyst
   v.bytes.resize(nbytes);
   if (nbytes > 0 && arb_reader_copy(reader, value_idx, v.bytes.data(), nbytes) != ARB_OK)
     ARB_THROW(io_error, file.string() + ": " + arb_last_error());
-  const std::size_t size = detail::element_size(dtype);
-  if (size == 0) ARB_THROW(io_error, file.string() + ": value " + std::to_string(value_idx) + " has unknown dtype code " + std::to_string(dtype));
-  v.data = detail::widen(dtype, v.bytes.data(), nbytes / size);
+  if (detail::element_size(dtype) == 0)
+    ARB_THROW(io_error, file.string() + ": value " + std::to_string(value_idx) + " has unknown dtype code " + std::to_string(dtype));
   return v;
 }
 
@@ -43,6 +42,13 @@ std::vector<value> read_bundle(const std::filesystem::path& file) {
     values.push_back(read_value(reader.get(), value_idx, file));
   return values;
 }
+
+std::size_t value::numel() const {
+  const std::size_t size = detail::element_size(dtype);
+  return size == 0 ? 0 : bytes.size() / size;
+}
+
+double value::at(std::size_t element_idx) const { return detail::element(dtype, bytes.data() + element_idx * detail::element_size(dtype)); }
 
 std::string dtype_name(int dtype) {
   static constexpr std::array<const char*, 12> k_names{"float32", "float64", "float16", "bfloat16", "int8", "uint8",

@@ -1,12 +1,16 @@
 #include "arbiter/verify/compare.hpp"
 
 #include "arbiter/common/error.hpp"
+#include "detail/chunks.hpp"
+#include "detail/decode.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <future>
 
 namespace arbiter::verify {
 
@@ -34,16 +38,41 @@ bool same_nonfinite(double e, double a) {
   return a == e; // infinities of the same sign
 }
 
-bool element_bad(const value& expected, const value& actual, std::size_t element_idx, const catalog::tolerance& tol,
-                 check& out, double& excess) {
-  const double e = expected.data[element_idx];
-  const double a = actual.data[element_idx];
-  excess = 0;
-  if (tol.mode == catalog::tolerance_mode::bitwise) {
-    const std::size_t size = expected.bytes.size() / expected.data.size();
-    if (std::isfinite(e) && !std::isfinite(a)) ++out.nonfinite;
-    return std::memcmp(expected.bytes.data() + element_idx * size, actual.bytes.data() + element_idx * size, size) != 0;
+/// What a stretch of elements contributed: counts, largest errors and its worst element.
+struct tally {
+  std::int64_t numel = 0;
+  std::int64_t mismatches = 0;
+  std::int64_t nonfinite = 0;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+  std::int64_t worst_idx = -1; ///< the largest excess over the tolerance; the first on a tie
+  double worst_excess = -1;
+
+  void note_mismatch(std::size_t element_idx, double excess) {
+    ++mismatches;
+    if (worst_idx < 0 || excess > worst_excess) {
+      worst_excess = excess;
+      worst_idx = static_cast<std::int64_t>(element_idx);
+    }
   }
+
+  // Chunks merge in index order, so a tie keeps the earlier element as one pass would.
+  void merge(const tally& later) {
+    numel += later.numel;
+    nonfinite += later.nonfinite;
+    max_abs_err = std::max(max_abs_err, later.max_abs_err);
+    max_rel_err = std::max(max_rel_err, later.max_rel_err);
+    const std::int64_t before = mismatches;
+    mismatches += later.mismatches;
+    if (later.worst_idx >= 0 && (before == 0 || later.worst_excess > worst_excess)) {
+      worst_excess = later.worst_excess;
+      worst_idx = later.worst_idx;
+    }
+  }
+};
+
+// allclose for one element; excess is how far outside the tolerance it lies.
+bool outside_tolerance(double e, double a, const catalog::tolerance& tol, tally& out, double& excess) {
   if (!std::isfinite(e)) return !same_nonfinite(e, a);
   if (!std::isfinite(a)) {
     ++out.nonfinite;
@@ -56,19 +85,40 @@ bool element_bad(const value& expected, const value& actual, std::size_t element
   return excess > 0;
 }
 
-void compare_elements(const value& expected, const value& actual, const catalog::tolerance& tol, check& out,
-                      std::int64_t& worst_idx) {
-  double worst_excess = -1;
-  for (std::size_t element_idx = 0; element_idx < expected.data.size(); ++element_idx) {
-    ++out.numel;
+template <typename Decode>
+tally compare_range(const Decode& decode, const value& expected, const value& actual, const catalog::tolerance& tol,
+                    std::size_t begin, std::size_t end) {
+  tally out;
+  out.numel = static_cast<std::int64_t>(end - begin);
+  const bool bitwise = tol.mode == catalog::tolerance_mode::bitwise;
+  for (std::size_t element_idx = begin; element_idx < end; ++element_idx) {
+    const unsigned char* e_ptr = expected.bytes.data() + element_idx * decode.size;
+    const unsigned char* a_ptr = actual.bytes.data() + element_idx * decode.size;
+    const double e = decode(e_ptr);
+    const double a = decode(a_ptr);
     double excess = 0;
-    if (!element_bad(expected, actual, element_idx, tol, out, excess)) continue;
-    ++out.mismatches;
-    if (worst_idx < 0 || excess > worst_excess) {
-      worst_excess = excess;
-      worst_idx = static_cast<std::int64_t>(element_idx);
+    bool bad = false;
+    if (bitwise) {
+      if (std::isfinite(e) && !std::isfinite(a)) ++out.nonfinite;
+      bad = std::memcmp(e_ptr, a_ptr, decode.size) != 0;
+    } else {
+      bad = outside_tolerance(e, a, tol, out, excess);
     }
+    if (bad) out.note_mismatch(element_idx, excess);
   }
+  return out;
+}
+
+// Every element, in chunks on the machine's cores.
+tally compare_elements(const value& expected, const value& actual, const catalog::tolerance& tol) {
+  const auto parts = detail::with_decoder(expected.dtype, [&](const auto& decode) {
+    return detail::map_chunks<tally>(expected.numel(), [&](std::size_t begin, std::size_t end) {
+      return compare_range(decode, expected, actual, tol, begin, end);
+    });
+  });
+  tally whole;
+  for (const auto& part : parts) whole.merge(part);
+  return whole;
 }
 
 std::string tolerance_text(const catalog::tolerance& tol) {
@@ -91,15 +141,17 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
       out.reason = mismatch;
       return out;
     }
-    std::int64_t worst_idx = -1;
-    const std::int64_t before = out.mismatches;
-    const std::int64_t nonfinite_before = out.nonfinite;
-    compare_elements(e, a, tol, out, worst_idx);
-    if (out.mismatches > before && out.reason.empty()) {
-      const auto w = static_cast<std::size_t>(worst_idx);
+    const tally t = compare_elements(e, a, tol);
+    out.numel += t.numel;
+    out.mismatches += t.mismatches;
+    out.nonfinite += t.nonfinite;
+    out.max_abs_err = std::max(out.max_abs_err, t.max_abs_err);
+    out.max_rel_err = std::max(out.max_rel_err, t.max_rel_err);
+    if (t.mismatches > 0 && out.reason.empty()) {
+      const auto w = static_cast<std::size_t>(t.worst_idx);
       out.reason = fmt::format("output {}: {} of {} elements outside {} ({} non-finite); worst at index {}: got {:g}, expected {:g}",
-                               output_idx, out.mismatches - before, e.data.size(), tolerance_text(tol),
-                               out.nonfinite - nonfinite_before, worst_idx, a.data[w], e.data[w]);
+                               output_idx, t.mismatches, e.numel(), tolerance_text(tol), t.nonfinite, t.worst_idx,
+                               a.at(w), e.at(w));
     }
   }
   out.ok = out.mismatches == 0;
@@ -107,16 +159,19 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
 }
 
 check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual, const catalog::tolerance& tol) {
-  const std::vector<value> want = read_bundle(expected);
+  // The two files are read side by side: a large case's outputs are gigabytes.
+  auto want = std::async(std::launch::async, [&expected] { return read_bundle(expected); });
   std::vector<value> got;
   try {
     got = read_bundle(actual);
   } catch (const io_error& e) {
+    want.wait(); // a missing expected file is still ours to report
+    want.get();
     check out;
     out.reason = std::string("no readable output: ") + e.what();
     return out;
   }
-  return compare_values(want, got, tol);
+  return compare_values(want.get(), got, tol);
 }
 
 } // namespace arbiter::verify

@@ -3,7 +3,6 @@
 #include "arbiter/runtime/arbiter_runtime.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace arbiter::verify::detail {
@@ -32,28 +31,20 @@ double minifloat(std::uint32_t bits, int exp_bits, int man_bits, bool has_inf) {
   return s * std::ldexp(static_cast<double>(man | (1u << man_bits)), static_cast<int>(exp) - bias - man_bits);
 }
 
-double element(int dtype, const unsigned char* p) {
+} // namespace
+
+double minifloat_element(int dtype, const unsigned char* p) {
   switch (dtype) {
-  case ARB_F32: return load<float>(p);
-  case ARB_F64: return load<double>(p);
   case ARB_F16: return minifloat(load<std::uint16_t>(p), 5, 10, true);
-  case ARB_BF16: {
-    const std::uint32_t bits = static_cast<std::uint32_t>(load<std::uint16_t>(p)) << 16;
-    return load<float>(reinterpret_cast<const unsigned char*>(&bits));
-  }
-  case ARB_I8: return load<std::int8_t>(p);
-  case ARB_U8: return load<std::uint8_t>(p);
-  case ARB_I16: return load<std::int16_t>(p);
-  case ARB_I32: return load<std::int32_t>(p);
-  case ARB_I64: return static_cast<double>(load<std::int64_t>(p));
-  case ARB_BOOL: return *p != 0 ? 1.0 : 0.0;
   case ARB_F8E4M3: return minifloat(*p, 4, 3, false);
   case ARB_F8E5M2: return minifloat(*p, 5, 2, true);
   default: return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
-} // namespace
+double element(int dtype, const unsigned char* p) {
+  return with_decoder(dtype, [p](const auto& decode) { return decode(p); });
+}
 
 std::size_t element_size(int dtype) {
   switch (dtype) {
@@ -63,14 +54,6 @@ std::size_t element_size(int dtype) {
   case ARB_I8: case ARB_U8: case ARB_BOOL: case ARB_F8E4M3: case ARB_F8E5M2: return 1;
   default: return 0;
   }
-}
-
-std::vector<double> widen(int dtype, const unsigned char* bytes, std::size_t count) {
-  std::vector<double> out(count);
-  const std::size_t size = element_size(dtype);
-  for (std::size_t element_idx = 0; element_idx < count; ++element_idx)
-    out[element_idx] = element(dtype, bytes + element_idx * size);
-  return out;
 }
 
 } // namespace arbiter::verify::detail

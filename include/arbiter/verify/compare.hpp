@@ -12,13 +12,17 @@
 
 namespace arbiter::verify {
 
-/// One decoded value of a bundle: a tensor or a Python scalar, data widened to double.
+/// One value of a bundle: a tensor or a Python scalar, its elements as stored (little-endian).
 struct value {
   int kind = 0;  ///< arb_value_kind
   int dtype = 0; ///< arb_dtype
   std::vector<std::int64_t> shape;
-  std::vector<double> data;         ///< widened, for allclose
-  std::vector<unsigned char> bytes; ///< raw, for bitwise
+  std::vector<unsigned char> bytes;
+
+  /// Elements held: bytes over the dtype's size (0 for an unknown dtype).
+  std::size_t numel() const;
+  /// Element element_idx as a double (half, bfloat16 and float8 decoded); NaN for an unknown dtype.
+  double at(std::size_t element_idx) const;
 };
 
 struct check {
@@ -41,6 +45,14 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
 /// check (the candidate's fault), a missing expected file throws (ours).
 check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual,
                     const catalog::tolerance& tol);
+
+/// How far `got` lies from `truth`: the largest |got − truth| and the largest |truth| over the
+/// values and elements both have (the float64 precision check, threat S4).
+struct deviation {
+  double max_abs_err = 0;
+  double max_abs_truth = 0;
+};
+deviation deviation_from(const std::vector<value>& truth, const std::vector<value>& got);
 
 std::string dtype_name(int dtype);
 

@@ -21,7 +21,6 @@ value f32(std::vector<float> data, std::vector<std::int64_t> shape = {}) {
   v.shape = shape.empty() ? std::vector<std::int64_t>{static_cast<std::int64_t>(data.size())} : shape;
   v.bytes.resize(data.size() * 4);
   std::memcpy(v.bytes.data(), data.data(), v.bytes.size());
-  v.data.assign(data.begin(), data.end());
   return v;
 }
 
@@ -88,14 +87,14 @@ TEST(compare, half_types_are_decoded) {
   };
   auto bf_values = read_back(bf);
   ASSERT_EQ(bf_values.size(), 1u);
-  EXPECT_DOUBLE_EQ(bf_values[0].data[0], 1.0);
+  EXPECT_DOUBLE_EQ(bf_values[0].at(0), 1.0);
   value half = bf;
   half.dtype = ARB_F16;
   half.shape = {2};
   half.bytes = {0x00, 0x3C, 0x00, 0xC0};
   auto half_values = read_back(half);
-  EXPECT_DOUBLE_EQ(half_values[0].data[0], 1.0);
-  EXPECT_DOUBLE_EQ(half_values[0].data[1], -2.0);
+  EXPECT_DOUBLE_EQ(half_values[0].at(0), 1.0);
+  EXPECT_DOUBLE_EQ(half_values[0].at(1), -2.0);
 }
 
 TEST(compare, missing_candidate_output_is_a_failed_check_not_an_exception) {
@@ -110,4 +109,35 @@ TEST(compare, missing_candidate_output_is_a_failed_check_not_an_exception) {
   EXPECT_FALSE(result.ok);
   EXPECT_NE(result.reason.find("no readable output"), std::string::npos);
   std::filesystem::remove(expected);
+}
+
+TEST(compare, a_large_output_is_compared_in_chunks_and_reports_the_worst_element) {
+  // Large enough for several chunks on a multi-core machine; two equal worst excesses far apart:
+  // the earlier one is reported, as a single pass would.
+  std::vector<float> want(5'000'000, 1.0f);
+  std::vector<float> got = want;
+  got[10] = 1.5f;
+  got[4'000'000] = 3.0f;
+  got[4'900'000] = 3.0f;
+  got[4'999'999] = std::numeric_limits<float>::infinity();
+  const auto result = arbiter::verify::compare_values({f32(want)}, {f32(got)}, k_tol);
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.numel, 5'000'000);
+  EXPECT_EQ(result.mismatches, 4);
+  EXPECT_EQ(result.nonfinite, 1);
+  EXPECT_NEAR(result.max_abs_err, 2.0, 1e-9);
+  EXPECT_NE(result.reason.find("worst at index 4000000: got 3, expected 1"), std::string::npos) << result.reason;
+}
+
+TEST(compare, deviation_from_a_float64_truth_spans_dtypes) {
+  value truth;
+  truth.kind = ARB_KIND_TENSOR;
+  truth.dtype = ARB_F64;
+  truth.shape = {3};
+  const double t[3] = {1.0, -4.0, 2.0};
+  truth.bytes.resize(sizeof t);
+  std::memcpy(truth.bytes.data(), t, sizeof t);
+  const auto d = arbiter::verify::deviation_from({truth}, {f32({1.0f, -4.5f, 2.0f})});
+  EXPECT_DOUBLE_EQ(d.max_abs_err, 0.5);
+  EXPECT_DOUBLE_EQ(d.max_abs_truth, 4.0);
 }
