@@ -1,11 +1,11 @@
 #include "arbiter/agent/export.hpp"
+#include "arbiter/common/file.hpp"
 
 #include "arbiter/agent/tools.hpp"
 #include "arbiter/agent/trace.hpp"
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 namespace arbiter::agent {
 
@@ -19,13 +19,6 @@ json read_json_file(const fs::path& file) {
   if (!in) return json::object();
   json value = json::parse(in, nullptr, false);
   return value.is_object() ? value : json::object();
-}
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // A trace record as a chat message, or null for records that are no message (retry, stop, ...).
@@ -65,7 +58,7 @@ json export_session(const fs::path& solution_dir) {
           {"harness", meta.value("harness", "arbiter-basic")}, {"stop_reason", meta.value("stop_reason", "")},
           {"turns", meta.value("turns", 0)}, {"tokens", meta.value("tokens", json::object())},
           {"cost_usd", meta.value("cost_usd", json(nullptr))}, {"wall_s", meta.value("wall_s", json(nullptr))},
-          {"http_retries", retries}, {"kernel", fs::is_regular_file(kernel) ? json(read_text(kernel)) : json(nullptr)},
+          {"http_retries", retries}, {"kernel", fs::is_regular_file(kernel) ? json(try_read_file(kernel).value_or("")) : json(nullptr)},
           {"tools", tools}, {"messages", messages}};
 }
 

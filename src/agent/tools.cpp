@@ -1,4 +1,5 @@
 #include "arbiter/agent/tools.hpp"
+#include "arbiter/common/file.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +7,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 
 namespace arbiter::agent {
 
@@ -28,13 +28,6 @@ constexpr const char* k_isolation_script =
     "exec 3<&- 4<&-\n"
     "cd \"$1\"\n"
     "exec /bin/bash -c \"$4\"\n";
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 json parse_arguments(const tool_call& call) {
   const json args = json::parse(call.arguments.empty() ? std::string("{}") : call.arguments, nullptr, false);
@@ -64,7 +57,7 @@ tool_result run_bash(const json& args, const session_paths& paths, const tool_se
   spec.log_tail_bytes = settings.max_output_bytes;
   fs::create_directories(paths.workspace / ".tmp");
   const sandbox::process_result process = runner.run(spec);
-  std::string output = clip_output(read_file(spec.log_path), settings.max_output_bytes);
+  std::string output = clip_output(try_read_file(spec.log_path).value_or(""), settings.max_output_bytes);
   if (process.end == sandbox::process_end::failed_to_start) return {"could not run the command: " + process.error, true, process.wall_s};
   std::string status = process.end == sandbox::process_end::exited ? fmt::format("[exit status {}]", process.exit_code)
                                                                     : "[" + sandbox::describe(process) + "]";

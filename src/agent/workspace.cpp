@@ -1,23 +1,15 @@
 #include "arbiter/agent/workspace.hpp"
+#include "arbiter/common/file.hpp"
 
 #include <fmt/format.h>
 
 #include <fstream>
-#include <sstream>
 
 namespace arbiter::agent {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) ARB_THROW(io_error, "cannot read " + file.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write_text(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
@@ -125,7 +117,7 @@ std::string problem_statement(const catalog::problem& problem, const std::string
       "- `write_file`: writes a file in this folder (relative paths only).\n\n"
       "When you are done, answer without calling a tool. Your solution is this folder's `kernel.py` at that moment.\n",
       fmt::arg("id", problem.id), fmt::arg("title", problem.title.empty() ? problem.id : problem.title),
-      fmt::arg("source", read_text(problem.reference_file)), fmt::arg("device", device), fmt::arg("level", problem.level),
+      fmt::arg("source", read_file(problem.reference_file)), fmt::arg("device", device), fmt::arg("level", problem.level),
       fmt::arg("dtype", problem.dtype), fmt::arg("shapes", shapes_section(problem, device)),
       fmt::arg("tolerance", tolerance_line(problem)), fmt::arg("rules", rules_section(problem)));
 }
@@ -135,7 +127,7 @@ void prepare_workspace(const session_paths& paths, const catalog::problem& probl
   fs::create_directories(paths.tools_dir / "bin");
   fs::create_directories(paths.solution_dir);
   write_text(paths.workspace / "PROBLEM.md", problem_statement(problem, setup.device));
-  write_text(paths.workspace / "reference.py", read_text(problem.reference_file));
+  write_text(paths.workspace / "reference.py", read_file(problem.reference_file));
   const fs::path check = paths.tools_dir / "bin" / "check";
   write_text(check, fmt::format(
                         "#!/bin/sh\n"

@@ -1,13 +1,12 @@
 #include "arbiter/common/hash.hpp"
+#include "arbiter/common/file.hpp"
 
 #include "arbiter/common/error.hpp"
 
 #include <openssl/evp.h>
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace arbiter {
 
@@ -38,14 +37,6 @@ public:
 private:
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> m_ctx;
 };
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) ARB_THROW(io_error, "cannot read " + path.string());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 } // namespace
 

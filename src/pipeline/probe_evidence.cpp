@@ -2,13 +2,13 @@
 // "sample" (device-time samples) and "latency" (host-latency calls) by the runtime; "case" marks a
 // correctness call, "warmup" an untimed one (src/runtime/timing.cpp, python/arbiter_runner).
 #include "detail/probe_evidence.hpp"
+#include "arbiter/common/file.hpp"
 
 #include "arbiter/probe/signature.hpp"
 #include "arbiter/score/metrics.hpp"
 
 #include <algorithm>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 
@@ -18,12 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 nlohmann::json parse_evidence(const std::string& text) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
   if (!doc.is_object() || doc.value("version", 0) != 1) return nlohmann::json(nlohmann::json::value_t::discarded);
@@ -32,7 +26,7 @@ nlohmann::json parse_evidence(const std::string& text) {
 
 /// "" when the evidence text carries key's signature in its .mac file, else why not.
 std::string signature_problem(const fs::path& file, std::string text, const std::string& key) {
-  const auto mac = read_text(probe::mac_path(file));
+  const auto mac = try_read_file(probe::mac_path(file));
   if (!mac) return "probe.json is unsigned (no probe.json.mac): not written by this run's probe";
   if (!text.empty() && text.back() == '\n') text.pop_back(); // the probe signs the JSON, then ends the file
   std::string given = *mac;
@@ -118,7 +112,7 @@ nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows) 
 } // namespace
 
 nlohmann::json read_probe(const fs::path& file) {
-  const auto text = read_text(file);
+  const auto text = try_read_file(file);
   return text ? parse_evidence(*text) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
@@ -189,7 +183,7 @@ candidate_evidence candidate_probe(const candidate_run& run, const fs::path& eva
   candidate_evidence result;
   if (run.probe != "enabled") return result;
   const fs::path file = eval_dir / "outputs" / "probe.json";
-  const auto text = read_text(file);
+  const auto text = try_read_file(file);
   if (!text) {
     result.problem = "no probe.json";
     return result;

@@ -1,4 +1,5 @@
 #include "arbiter/common/error.hpp"
+#include "arbiter/common/file.hpp"
 #include "arbiter/common/hash.hpp"
 #include "arbiter/common/verdict.hpp"
 
@@ -56,4 +57,22 @@ TEST(hash, file_set_digest_changes_with_name_and_content) {
   std::ofstream(root / "a.py") << "x = 2\n";
   EXPECT_NE(arbiter::hash_files(root, files), first);
   fs::remove_all(root);
+}
+
+TEST(file, reads_whole_files_and_names_the_missing_one) {
+  const auto file = std::filesystem::temp_directory_path() / "arbiter_common_file.bin";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << std::string("a\0b\nc", 5);
+  }
+  EXPECT_EQ(arbiter::read_file(file), std::string("a\0b\nc", 5));
+  EXPECT_EQ(arbiter::try_read_file(file).value_or(""), std::string("a\0b\nc", 5));
+  std::filesystem::remove(file);
+  EXPECT_FALSE(arbiter::try_read_file(file).has_value());
+  try {
+    arbiter::read_file(file);
+    FAIL() << "expected io_error";
+  } catch (const arbiter::io_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+  }
 }
