@@ -11,10 +11,20 @@ that loads nothing else. Per shape it emits one `shape_check` event:
   not identity    returning the first input (same shape and dtype as the first output) fails;
   memory          peak GPU memory of one call (model, inputs and outputs included) within
                   memory_gb (cuda only; on cpu a note says it was not measured);
-and records the reference's median time over a few calls (host clock on cpu, CUDA events on cuda).
+and times the baselines with one timing function (median over `repeats` calls after warm-up; host
+clock on cpu, CUDA events on cuda):
+
+  eager    the reference Model;
+  compile  torch.compile of the reference Model (default mode), after warm-up calls so that
+           compilation is not timed; unavailable, with the reason, where torch has no
+           torch.compile or compiling raises (not a failure of the problem);
+  sota     the problem's sota.py: ModelSota built like Model, the reference's state_dict loaded
+           strictly; its outputs must pass the tolerance against the reference's on both seeds,
+           else the shape fails ("sota.py: ...").
 
 Job keys: problem_file, device, shapes [{name, params}], tolerance {atol, rtol, mode}, seeds (two),
-weights_seed, memory_gb, repeats, events_file."""
+weights_seed, memory_gb, repeats, baselines {compile: bool, sota: path | null}, events_file."""
+import os
 import statistics
 import time
 
@@ -24,12 +34,14 @@ from . import problem, tensors
 from .phases import phase
 
 MIN_ZERO_MISS = 0.05
+COMPILE_WARMUP = 3  # the first call compiles; a second may still recompile (dynamic shapes)
 
 
-def _build(module, params, weights_seed, device):
+def _build(module, params, weights_seed, device, model_class=None):
+    """module.Model (or model_class, e.g. a sota's ModelSota) built from the problem's init inputs."""
     torch.manual_seed(weights_seed)
     init = problem.as_list(problem.call_with_shape(module.get_init_inputs, module, params), "get_init_inputs")
-    return module.Model(*init).to(device).eval()
+    return (model_class or module.Model)(*init).to(device).eval()
 
 
 def _inputs(module, params, seed, device):
@@ -76,9 +88,11 @@ def _call(model, inputs, device):
     return outputs
 
 
-def _median_ms(model, inputs, device, repeats):
-    """Median over `repeats` calls after one warm-up, on the same inputs."""
-    _call(model, inputs, device)
+def _median_ms(model, inputs, device, repeats, warmup=1):
+    """Median over `repeats` calls after `warmup` calls, on the same inputs: the one clock of
+    every baseline."""
+    for _ in range(warmup):
+        _call(model, inputs, device)
     times = []
     for _ in range(repeats):
         if device == "cuda":
@@ -123,7 +137,61 @@ def _specs(values):
             for v in values]
 
 
-def _check_shape(job, module, shape, repeats):
+def _mismatch(answers, expected, tol):
+    """Why answers fail the judge's comparison with expected at tol, or None when they pass."""
+    if len(answers) != len(expected):
+        return f"{len(answers)} outputs, expected {len(expected)}"
+    for idx, (got, want) in enumerate(zip(answers, expected)):
+        if got.dtype != want.dtype or got.shape != want.shape:
+            return f"output {idx} is {got.dtype} {list(got.shape)}, expected {want.dtype} {list(want.shape)}"
+        if not _passes(got, want, tol):
+            diff = (got.double() - want.double()).abs()
+            return f"output {idx}: max abs difference {float(diff.max()):.3g} (atol {tol['atol']}, rtol {tol['rtol']})"
+    return None
+
+
+def _first_line(exc):
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _compile_baseline(model, inputs, device, repeats):
+    """{"median_ms"} of torch.compile(model) in its default mode, or {"unavailable": reason}."""
+    if not hasattr(torch, "compile"):
+        return {"unavailable": f"torch {torch.__version__} has no torch.compile"}
+    try:
+        from torch import _dynamo  # noqa: PLC0415 - torch 2 only
+        _dynamo.reset()  # each shape compiles afresh instead of hitting the recompile limit
+        return {"median_ms": _median_ms(torch.compile(model), inputs, device, repeats, warmup=COMPILE_WARMUP)}
+    except Exception as exc:  # noqa: BLE001 - a compiler failure says nothing about the problem
+        return {"unavailable": f"torch.compile raised {type(exc).__name__}: {_first_line(exc)}"}
+
+
+def _sota_baseline(sota, job, module, params, state, cases, repeats, failures):
+    """{"median_ms"} of the problem's ModelSota, or None when the problem names none. A sota that
+    fails to load, raises, or misses the tolerance on a seed is a failure of the shape, naming the
+    file. cases: (seed, inputs, reference outputs) per checked seed."""
+    if sota is None:
+        return None
+    device, name = job["device"], sota["name"]
+    if sota["error"]:
+        failures.append(sota["error"])
+        return {"unavailable": sota["error"]}
+    try:
+        model = _build(module, params, job["weights_seed"], device, sota["module"].ModelSota)
+        model.load_state_dict(state, strict=True)
+        for seed, inputs, expected in cases:
+            why = _mismatch(_call(model, inputs, device), expected, job["tolerance"])
+            if why:
+                failures.append(f"{name}: output outside tolerance on seed {seed}: {why}")
+                return {"unavailable": f"{name}: output outside tolerance"}
+        return {"median_ms": _median_ms(model, cases[0][1], device, repeats)}
+    except Exception as exc:  # noqa: BLE001 - a broken sota is this shape's finding
+        failures.append(f"{name} raised {type(exc).__name__}: {_first_line(exc)}")
+        return {"unavailable": f"{name} raised {type(exc).__name__}"}
+
+
+def _check_shape(job, module, shape, repeats, sota):
     device, seeds, tol = job["device"], job["seeds"], job["tolerance"]
     params = shape.get("params", {})
     failures, notes = [], []
@@ -143,30 +211,52 @@ def _check_shape(job, module, shape, repeats):
     again = _call(_build(module, params, job["weights_seed"], device), _inputs(module, params, seeds[0], device), device)
     if len(again) != len(first) or not all(_same_bits(a, b) for a, b in zip(first, again)):
         failures.append("nondeterministic: the same seed gave different outputs")
-    other = _call(model, _inputs(module, params, seeds[1], device), device)
+    del again
+    other_inputs = _inputs(module, params, seeds[1], device)
+    other = _call(model, other_inputs, device)
     if len(other) == len(first) and all(_same_bits(a, b) for a, b in zip(first, other)):
         failures.append("seed-independent: two input seeds gave identical outputs")
     _content_checks(first, inputs, tol, failures)
-    del again, other
     ref_ms = _median_ms(model, inputs, device, repeats)
+    cases = [(seeds[0], inputs, first), (seeds[1], other_inputs, other)]
+    baselines = {"eager": {"median_ms": ref_ms},
+                 "compile": _compile_baseline(model, inputs, device, repeats) if job["baselines"].get("compile") else None,
+                 "sota": _sota_baseline(sota, job, module, params, model.state_dict(), cases, repeats, failures)}
     return {"ok": not failures, "failures": failures, "notes": notes, "ref_ms": ref_ms, "peak_gb": peak_gb,
-            "inputs": _specs(inputs), "outputs": _specs(first)}
+            "baselines": baselines, "inputs": _specs(inputs), "outputs": _specs(first)}
+
+
+def _load_sota(job):
+    """{"module", "name", "error"} for the job's sota.py, or None when it names none. A file that
+    fails to import or defines no ModelSota is reported on every shape, not as the problem's error."""
+    path = (job.get("baselines") or {}).get("sota")
+    if not path:
+        return None
+    name = os.path.basename(path)
+    try:
+        module = problem.load_module(path, "sota")
+        problem.require(module, "ModelSota", path)
+        return {"module": module, "name": name, "error": None}
+    except Exception as exc:  # noqa: BLE001 - reported per shape
+        return {"module": None, "name": name, "error": f"{name} failed to load: {type(exc).__name__}: {_first_line(exc)}"}
 
 
 def run(job, runtime, events):
     """Checks every shape of the job; a shape whose reference raises is reported as failing with
     the exception, and the next shape still runs."""
     del runtime  # timing uses the host clock or CUDA events, not the runtime's sampler
+    job.setdefault("baselines", {})
     with phase(events, "load"):
         module = problem.load_module(job["problem_file"], "reference")
         for name in ("Model", "get_inputs", "get_init_inputs"):
             problem.require(module, name, job["problem_file"])
     events.emit("loaded")
+    sota = _load_sota(job)
     repeats = int(job.get("repeats", 5))
     for shape_idx, shape in enumerate(job["shapes"]):
         try:
-            result = _check_shape(job, module, shape, repeats)
+            result = _check_shape(job, module, shape, repeats, sota)
         except Exception as exc:  # noqa: BLE001 - the reference's own failure is this shape's finding
             result = {"ok": False, "failures": [f"the reference raised {type(exc).__name__}: {exc}"], "notes": [],
-                      "ref_ms": None, "peak_gb": None, "inputs": [], "outputs": []}
+                      "ref_ms": None, "peak_gb": None, "baselines": {}, "inputs": [], "outputs": []}
         events.emit("shape_check", shape_idx=shape_idx, name=shape.get("name", str(shape_idx)), **result)

@@ -79,6 +79,17 @@ rules read_rules(const toml_view& t) {
   return r;
 }
 
+void read_baselines(problem& p, const toml_view& t, const std::string& where) {
+  p.baselines = t.json();
+  p.compile_baseline = t.boolean("compile").value_or(false);
+  const auto sota = t.str("sota");
+  if (!sota) return;
+  p.sota_file = p.dir / *sota;
+  if (!fs::is_regular_file(p.sota_file))
+    ARB_THROW(config_error, where + ": key 'baselines.sota': expected a file in the problem folder, found no " +
+                                p.sota_file.string());
+}
+
 void apply_spec(problem& p, const nlohmann::json& spec, const std::string& where, const suite_defaults& defaults) {
   const toml_view view(spec, where);
   p.id = view.str("id").value_or(p.id);
@@ -98,7 +109,7 @@ void apply_spec(problem& p, const nlohmann::json& spec, const std::string& where
   p.rule = read_rules(toml_view(merged_rules, where, "rules."));
   if (auto s = view.table("stress")) p.stress_scales = s->numbers("scales");
   if (auto r = view.table("roofline")) p.roofline = r->json();
-  if (auto b = view.table("baselines")) p.baselines = b->json();
+  if (auto b = view.table("baselines")) read_baselines(p, *b, where);
   p.spec = spec;
 }
 

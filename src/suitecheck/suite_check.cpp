@@ -45,6 +45,8 @@ nlohmann::json make_job(const catalog::problem& problem, const std::string& devi
           {"weights_seed", opts.weights_seed},
           {"memory_gb", memory_gb},
           {"repeats", opts.repeats},
+          {"baselines", {{"compile", problem.compile_baseline},
+                         {"sota", problem.sota_file.empty() ? nlohmann::json() : nlohmann::json(problem.sota_file.string())}}},
           {"events_file", events_file.string()},
           {"runtime_lib", runtime_lib.string()}};
 }
@@ -92,6 +94,7 @@ problem_result read_events(const catalog::problem& problem, const std::string& d
       s.notes = strings(event, "notes");
       s.ref_ms = number_or_null(event, "ref_ms");
       s.peak_gb = number_or_null(event, "peak_gb");
+      s.baselines = event.value("baselines", nlohmann::json::object());
       s.io = {{"inputs", event.value("inputs", nlohmann::json::array())}, {"outputs", event.value("outputs", nlohmann::json::array())}};
       if (!s.ok && s.failures.empty()) s.failures.push_back("the runner reported a failure without a reason");
       seen[idx] = std::move(s);

@@ -1,8 +1,13 @@
 """`arbiter suite check` on real suites (black box): the starter and core suites pass, each broken
-reference of tests/corpus/suites/broken fails for its named reason, and all-zeros and identity
-solutions fail every problem of suites/core they are tried on."""
+reference of tests/corpus/suites/broken fails for its named reason, a wrong sota.py fails naming
+itself, baselines (eager, torch.compile, sota) are timed or said to be unavailable, and all-zeros
+and identity solutions fail every problem of suites/core they are tried on."""
 import json
 import os
+import subprocess
+import tomllib
+
+import pytest
 
 from conftest import ROOT
 
@@ -45,7 +50,8 @@ def test_broken_references_fail_for_their_named_reason(arbiter, tmp_path):
     by_id = {p["id"]: p for p in report["problems"]}
     expected = {"zeros_output": "degenerate: an all-zeros answer passes",
                 "nondeterministic": "nondeterministic: the same seed gave different outputs",
-                "seed_independent": "seed-independent: two input seeds gave identical outputs"}
+                "seed_independent": "seed-independent: two input seeds gave identical outputs",
+                "sota_wrong": "sota.py: output outside tolerance on seed "}
     for problem_id, reason in expected.items():
         problem = by_id[problem_id]
         assert not problem["ok"], problem
@@ -53,6 +59,46 @@ def test_broken_references_fail_for_their_named_reason(arbiter, tmp_path):
             assert any(reason in failure for failure in shape["failures"]), (problem_id, shape["failures"])
     assert any(f.startswith("output 0 is constant") for f in by_id["zeros_output"]["shapes"][0]["failures"])
     assert by_id["healthy"]["ok"], by_id["healthy"]
+
+
+def _runner_has_torch_compile():
+    python = os.environ.get("ARBITER_PYTHON", "/usr/bin/python3")
+    probe = subprocess.run([python, "-c", "import torch; print(hasattr(torch, 'compile'))"], capture_output=True, text=True)
+    return probe.stdout.strip() == "True"
+
+
+def test_baselines_are_timed_beside_eager(arbiter, tmp_path):
+    report = _suite_check(arbiter, tmp_path, BROKEN, "--problem", "healthy", expect_rc=0)
+    for shape in report["problems"][0]["shapes"]:
+        baselines = shape["baselines"]
+        assert baselines["eager"]["median_ms"] == shape["ref_ms"] > 0
+        assert baselines["sota"]["median_ms"] > 0, shape
+        if _runner_has_torch_compile():
+            continue  # torch 2: compile is timed, or unavailable for a reason of its compiler; both are fine
+        assert baselines["compile"]["unavailable"].endswith("has no torch.compile"), baselines
+
+
+def test_compile_unavailable_on_torch_without_it(arbiter, tmp_path):
+    if _runner_has_torch_compile():
+        pytest.skip("the runner's torch has torch.compile: the unavailable path needs torch < 2")
+    proc = arbiter.run("suite", "check", str(BROKEN), "--device", arbiter.device, "--problem", "healthy",
+                       "--problem", "sota_wrong", "--work", str(tmp_path / "w"), check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    header = proc.stdout.splitlines()[1]
+    assert "compile ms" in header and "sota ms" in header
+    assert "FAIL: sota.py: output outside tolerance" in proc.stdout
+    assert "unavailable on " in proc.stdout and "compile: torch " in proc.stdout and "has no torch.compile" in proc.stdout
+
+
+def test_missing_sota_file_is_bad_input_naming_the_key(arbiter, tmp_path):
+    problem = tmp_path / "suite" / "p"
+    problem.mkdir(parents=True)
+    (problem / "reference.py").write_text((BROKEN / "healthy" / "reference.py").read_text())
+    (problem / "problem.toml").write_text('[baselines]\nsota = "sota.py"\n')
+    proc = arbiter.run("suite", "check", str(tmp_path / "suite"), "--device", "cpu", "--work", str(tmp_path / "w"),
+                       check=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "problem.toml" in proc.stderr and "'baselines.sota'" in proc.stderr, proc.stderr
 
 
 def test_human_table_names_failures(arbiter, tmp_path):
@@ -77,6 +123,10 @@ def test_core_suite_passes_on_the_device(arbiter, tmp_path):
     for problem in report["problems"]:
         levels[problem["level"]] = levels.get(problem["level"], 0) + 1
         assert problem["ok"] and problem["shapes"], problem
+        spec = tomllib.loads((CORE / problem["id"] / "problem.toml").read_text())
+        for shape in problem["shapes"]:  # every sota.py runs, within tolerance, on every shape of the device
+            sota = shape["baselines"]["sota"]
+            assert (sota is not None and sota["median_ms"] > 0) == ("sota" in spec.get("baselines", {})), (problem["id"], sota)
     assert levels[1] >= 15 and levels[2] >= 12 and levels[3] >= 5 and levels[4] >= 8, levels
 
 

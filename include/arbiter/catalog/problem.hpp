@@ -50,6 +50,8 @@ struct problem {
   std::vector<double> stress_scales;
   nlohmann::json roofline = nlohmann::json::object();
   nlohmann::json baselines = nlohmann::json::object();
+  bool compile_baseline = false;        ///< [baselines] compile: time torch.compile of the reference
+  std::filesystem::path sota_file;      ///< [baselines] sota, in dir (checked to exist); empty = none
   std::filesystem::path dir;            ///< the problem folder (or the folder of a bare file)
   std::filesystem::path reference_file; ///< reference.py, or the bare KernelBench file
   std::string hash;                     ///< content hash of everything that defines the problem

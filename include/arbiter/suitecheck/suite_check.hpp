@@ -41,6 +41,9 @@ struct shape_result {
   std::optional<double> ref_ms;
   std::optional<double> peak_gb;
   nlohmann::json io = nlohmann::json::object(); ///< {"inputs": [...], "outputs": [...]}: dtype and shape
+  /// {"eager": {"median_ms"}, "compile": {"median_ms"} | {"unavailable": reason} | null, "sota": the
+  /// same}: null where problem.toml asks for no such baseline.
+  nlohmann::json baselines = nlohmann::json::object();
 };
 
 struct problem_result {
@@ -66,7 +69,8 @@ struct report {
 /// is suite.toml as JSON, possibly empty), else k_default_memory_gb.
 double memory_budget(const catalog::problem& problem, const nlohmann::json& suite_spec);
 
-/// The runner's job for one problem: its shapes for device, its resolved tolerance, the seeds.
+/// The runner's job for one problem: its shapes for device, its resolved tolerance, the seeds, the
+/// baselines to time beside eager (compile; the sota file's absolute path or null).
 nlohmann::json make_job(const catalog::problem& problem, const std::string& device, const options& opts,
                         double memory_gb, const std::filesystem::path& events_file,
                         const std::filesystem::path& runtime_lib);
@@ -79,8 +83,9 @@ problem_result read_events(const catalog::problem& problem, const std::string& d
 /// Runs the check over the suite (one process per problem).
 report run(const options& opts, sandbox::process_runner& runner);
 
-/// One row per problem and shape: problem, level, shape, result (ok or the failures), reference
-/// ms, peak GiB; then a summary line.
+/// One row per problem and shape: problem, level, shape, reference (eager), compile and sota ms
+/// ("—" where not asked for or unavailable), peak GiB, result (ok or the failures); then a summary
+/// line and why each unavailable baseline was.
 std::string render_table(const report& rep);
 nlohmann::json to_json(const report& rep);
 

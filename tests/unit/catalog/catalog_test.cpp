@@ -136,3 +136,27 @@ TEST_F(catalog_fixture, bad_meta_json_names_the_file) {
     EXPECT_NE(std::string(e.what()).find("meta.json"), std::string::npos);
   }
 }
+
+TEST_F(catalog_fixture, baselines_resolve_the_sota_file_in_the_problem_folder) {
+  write("s/p/reference.py", k_reference);
+  write("s/p/sota.py", "class ModelSota: pass\n");
+  write("s/p/problem.toml", "[baselines]\ncompile = true\nsota = \"sota.py\"\n");
+  const suite with = load_suite(m_root / "s");
+  const problem& p = with.problems.at(0);
+  EXPECT_TRUE(p.compile_baseline);
+  EXPECT_EQ(p.sota_file, fs::canonical(m_root / "s" / "p" / "sota.py"));
+  write("t/p/reference.py", k_reference);
+  const suite without = load_suite(m_root / "t");
+  const problem& bare = without.problems.at(0);
+  EXPECT_FALSE(bare.compile_baseline);
+  EXPECT_TRUE(bare.sota_file.empty());
+}
+
+TEST_F(catalog_fixture, missing_sota_file_names_problem_toml_and_key) {
+  write("s/p/reference.py", k_reference);
+  write("s/p/problem.toml", "[baselines]\nsota = \"sota.py\"\n");
+  const std::string message = load_error(m_root / "s");
+  EXPECT_NE(message.find("problem.toml"), std::string::npos) << message;
+  EXPECT_NE(message.find("'baselines.sota'"), std::string::npos) << message;
+  EXPECT_NE(message.find("sota.py"), std::string::npos) << message;
+}

@@ -44,6 +44,18 @@ TEST(SuiteCheck, JobCarriesTheDeviceShapesToleranceAndSeeds) {
   EXPECT_EQ(job["runtime_lib"], "/lib/rt.so");
 }
 
+TEST(SuiteCheck, JobNamesTheBaselinesToTime) {
+  auto p = two_shape_problem();
+  auto job = suitecheck::make_job(p, "cpu", suitecheck::options{}, 40, "e", "r");
+  EXPECT_EQ(job["baselines"]["compile"], false);
+  EXPECT_TRUE(job["baselines"]["sota"].is_null());
+  p.compile_baseline = true;
+  p.sota_file = "/suite/l1_demo/sota.py";
+  job = suitecheck::make_job(p, "cpu", suitecheck::options{}, 40, "e", "r");
+  EXPECT_EQ(job["baselines"]["compile"], true);
+  EXPECT_EQ(job["baselines"]["sota"], "/suite/l1_demo/sota.py");
+}
+
 TEST(SuiteCheck, BitwiseProblemsSendZeroTolerance) {
   auto p = two_shape_problem();
   p.tol = {1.0, 1.0, catalog::tolerance_mode::bitwise};
@@ -126,4 +138,32 @@ TEST(SuiteCheck, TableNamesEachFailureAndSummarises) {
   const auto json = suitecheck::to_json(rep);
   EXPECT_EQ(json["problems"][1]["ok"], false);
   EXPECT_EQ(json["problems"][0]["shapes"][0]["ref_ms"], 0.5);
+}
+
+TEST(SuiteCheck, TableAndJsonCarryTheBaselines) {
+  const auto p = two_shape_problem();
+  std::istringstream events(
+      R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":[],"ref_ms":0.5,)"
+      R"("baselines":{"eager":{"median_ms":0.5},"compile":{"unavailable":"torch 1.13.0 has no torch.compile"},"sota":{"median_ms":0.25}}})"
+      "\n"
+      R"({"event":"shape_check","shape_idx":1,"name":"mid","ok":false,"failures":["sota.py: output outside tolerance on seed 7: output 0: max abs difference 1"],"notes":[],"ref_ms":1.5,)"
+      R"("baselines":{"eager":{"median_ms":1.5},"compile":null,"sota":{"unavailable":"sota.py: output outside tolerance"}}})"
+      "\n");
+  suitecheck::report rep;
+  rep.suite = "demo";
+  rep.device = "cpu";
+  rep.problems = {suitecheck::read_events(p, "cpu", events, exited(0))};
+  const std::string table = suitecheck::render_table(rep);
+  EXPECT_NE(table.find("compile ms"), std::string::npos) << table;
+  EXPECT_NE(table.find("sota ms"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.2500"), std::string::npos) << table;
+  EXPECT_NE(table.find("—"), std::string::npos) << table;
+  EXPECT_NE(table.find("FAIL: sota.py: output outside tolerance"), std::string::npos) << table;
+  EXPECT_NE(table.find("unavailable on 1 shapes: compile: torch 1.13.0 has no torch.compile"), std::string::npos) << table;
+  const auto json = suitecheck::to_json(rep);
+  const auto& shapes = json["problems"][0]["shapes"];
+  EXPECT_EQ(shapes[0]["baselines"]["sota"]["median_ms"], 0.25);
+  EXPECT_EQ(shapes[0]["baselines"]["eager"]["median_ms"], 0.5);
+  EXPECT_EQ(shapes[0]["ref_ms"], 0.5);
+  EXPECT_TRUE(shapes[1]["baselines"]["compile"].is_null());
 }
