@@ -2,11 +2,10 @@
 
 #include "arbiter/catalog/toml_reader.hpp"
 #include "arbiter/common/error.hpp"
+#include "arbiter/common/file.hpp"
 #include "arbiter/common/hash.hpp"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace arbiter::catalog::detail {
 
@@ -15,11 +14,9 @@ namespace fs = std::filesystem;
 namespace {
 
 void check_reference(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) ARB_THROW(config_error, file.string() + ": cannot read the reference");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string body = text.str();
+  const auto text = try_read_file(file);
+  if (!text) ARB_THROW(config_error, file.string() + ": cannot read the reference");
+  const std::string& body = *text;
   for (const char* needed : {"class Model", "def get_inputs", "def get_init_inputs"})
     if (body.find(needed) == std::string::npos)
       ARB_THROW(config_error, file.string() + ": expected a KernelBench reference defining '" +
