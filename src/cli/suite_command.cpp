@@ -2,6 +2,7 @@
 #include "arbiter/suitecheck/suite_check.hpp"
 #include "detail/commands.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -12,11 +13,15 @@ namespace {
 struct suite_check_args {
   suitecheck::options options;
   std::string suite, work;
+  std::vector<std::string> baselines{"compile", "sota"};
   bool json = false;
 };
 
 int run_suite_check(const suite_check_args& args) {
   suitecheck::options options = args.options;
+  const auto wants = [&](const char* name) { return std::find(args.baselines.begin(), args.baselines.end(), name) != args.baselines.end(); };
+  options.time_compile = wants("compile");
+  options.time_sota = wants("sota");
   options.suite_dir = args.suite;
   options.work_dir = args.work.empty() ? std::filesystem::path(".arbiter-suite-check") : std::filesystem::path(args.work);
   sandbox::posix_process_runner runner;
@@ -41,6 +46,11 @@ command suite_command() {
             check->add_option("--work", args->work, "Folder for jobs, events and logs (default .arbiter-suite-check)");
             check->add_option("--timeout", args->options.timeout_s, "Wall-clock limit per problem, seconds")->capture_default_str();
             check->add_option("--repeats", args->options.repeats, "Timed calls per shape (the median is reported)")->capture_default_str();
+            check->add_option("--baselines", args->baselines,
+                              "Baselines timed beside eager where problem.toml asks for them: compile, sota, none "
+                              "(torch.compile compiles per shape: minutes on a whole suite)")
+                ->check(CLI::IsMember({"compile", "sota", "none"}))
+                ->capture_default_str();
             check->add_flag("--json", args->json, "JSON output");
             return [args] { return run_suite_check(*args); };
           }};

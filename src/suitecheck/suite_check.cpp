@@ -45,8 +45,9 @@ nlohmann::json make_job(const catalog::problem& problem, const std::string& devi
           {"weights_seed", opts.weights_seed},
           {"memory_gb", memory_gb},
           {"repeats", opts.repeats},
-          {"baselines", {{"compile", problem.compile_baseline},
-                         {"sota", problem.sota_file.empty() ? nlohmann::json() : nlohmann::json(problem.sota_file.string())}}},
+          {"baselines", {{"compile", problem.compile_baseline && opts.time_compile},
+                         {"sota", problem.sota_file.empty() || !opts.time_sota ? nlohmann::json()
+                                                                               : nlohmann::json(problem.sota_file.string())}}},
           {"events_file", events_file.string()},
           {"runtime_lib", runtime_lib.string()}};
 }

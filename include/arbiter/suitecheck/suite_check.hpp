@@ -31,6 +31,8 @@ struct options {
   int repeats = 5;                  ///< timed calls per shape (median reported)
   std::vector<std::uint64_t> seeds{20240611, 777};
   std::uint64_t weights_seed = 42;
+  bool time_compile = true;         ///< time torch.compile where problem.toml asks (compiles per shape: minutes per suite)
+  bool time_sota = true;            ///< time sota.py where problem.toml names one
 };
 
 struct shape_result {

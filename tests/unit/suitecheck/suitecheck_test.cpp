@@ -54,6 +54,12 @@ TEST(SuiteCheck, JobNamesTheBaselinesToTime) {
   job = suitecheck::make_job(p, "cpu", suitecheck::options{}, 40, "e", "r");
   EXPECT_EQ(job["baselines"]["compile"], true);
   EXPECT_EQ(job["baselines"]["sota"], "/suite/l1_demo/sota.py");
+  suitecheck::options eager_only; // --baselines none
+  eager_only.time_compile = false;
+  eager_only.time_sota = false;
+  job = suitecheck::make_job(p, "cpu", eager_only, 40, "e", "r");
+  EXPECT_EQ(job["baselines"]["compile"], false);
+  EXPECT_TRUE(job["baselines"]["sota"].is_null());
 }
 
 TEST(SuiteCheck, BitwiseProblemsSendZeroTolerance) {
