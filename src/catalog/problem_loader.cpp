@@ -77,7 +77,6 @@ rules read_rules(const toml_view& t) {
 }
 
 void read_baselines(problem& p, const toml_view& t, const std::string& where) {
-  p.baselines = t.json();
   p.compile_baseline = t.boolean("compile").value_or(false);
   const auto sota = t.str("sota");
   if (!sota) return;

@@ -126,6 +126,14 @@ std::string tolerance_text(const catalog::tolerance& tol) {
   return fmt::format("atol={:g} rtol={:g}", tol.atol, tol.rtol);
 }
 
+void copy_counts(const tally& whole, check& out) {
+  out.numel = whole.numel;
+  out.mismatches = whole.mismatches;
+  out.nonfinite = whole.nonfinite;
+  out.max_abs_err = whole.max_abs_err;
+  out.max_rel_err = whole.max_rel_err;
+}
+
 } // namespace
 
 check compare_values(const std::vector<value>& expected, const std::vector<value>& actual, const catalog::tolerance& tol) {
@@ -134,19 +142,17 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
     out.reason = fmt::format("returned {} value(s); expected {}", actual.size(), expected.size());
     return out;
   }
+  tally whole;
   for (std::size_t output_idx = 0; output_idx < expected.size(); ++output_idx) {
     const value& e = expected[output_idx];
     const value& a = actual[output_idx];
     if (auto mismatch = structural_mismatch(e, a, output_idx); !mismatch.empty()) {
+      copy_counts(whole, out);
       out.reason = mismatch;
       return out;
     }
     const tally t = compare_elements(e, a, tol);
-    out.numel += t.numel;
-    out.mismatches += t.mismatches;
-    out.nonfinite += t.nonfinite;
-    out.max_abs_err = std::max(out.max_abs_err, t.max_abs_err);
-    out.max_rel_err = std::max(out.max_rel_err, t.max_rel_err);
+    whole.merge(t);
     if (t.mismatches > 0 && out.reason.empty()) {
       const auto w = static_cast<std::size_t>(t.worst_idx);
       out.reason = fmt::format("output {}: {} of {} elements outside {} ({} non-finite); worst at index {}: got {:g}, expected {:g}",
@@ -154,6 +160,7 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
                                a.at(w), e.at(w));
     }
   }
+  copy_counts(whole, out);
   out.ok = out.mismatches == 0;
   return out;
 }
@@ -165,8 +172,7 @@ check compare_files(const std::filesystem::path& expected, const std::filesystem
   try {
     got = read_bundle(actual);
   } catch (const io_error& e) {
-    want.wait(); // a missing expected file is still ours to report
-    want.get();
+    want.get(); // a missing expected file is still ours to report: this rethrows it
     check out;
     out.reason = std::string("no readable output: ") + e.what();
     return out;

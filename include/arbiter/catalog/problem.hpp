@@ -49,7 +49,6 @@ struct problem {
   rules rule;
   std::vector<double> stress_scales;
   nlohmann::json roofline = nlohmann::json::object();
-  nlohmann::json baselines = nlohmann::json::object();
   bool compile_baseline = false;        ///< [baselines] compile: time torch.compile of the reference
   std::filesystem::path sota_file;      ///< [baselines] sota, in dir (checked to exist); empty = none
   std::filesystem::path dir;            ///< the problem folder (or the folder of a bare file)
