@@ -1,6 +1,6 @@
 #include "detail/guard_evidence.hpp"
 
-#include "arbiter/verify/compare.hpp"
+#include "arbiter/verify/bundle_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -18,9 +18,9 @@ constexpr int k_max_stress_scales = 16; // python/arbiter_runner/candidate.py MA
 
 /// A comparison whose expected file exists; a missing expected file means no such check.
 void compare_into(guard::run_evidence& e, const std::string& kind, const std::string& where, const fs::path& expected,
-                  const fs::path& actual, const catalog::tolerance& tol) {
+                  const fs::path& actual, const catalog::tolerance& tol, verify::bundle_cache& bundles) {
   if (!fs::exists(expected)) return;
-  const auto c = verify::compare_files(expected, actual, tol);
+  const auto c = verify::compare_files(expected, actual, tol, bundles);
   e.checks.push_back({kind, where, c.ok, c.reason, false});
 }
 
@@ -29,7 +29,7 @@ bool every_case_passed(const case_passes& passed) {
 }
 
 void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const fs::path& ref,
-                 const fs::path& out, const case_passes& passed) {
+                 const fs::path& out, const case_passes& passed, verify::bundle_cache& bundles) {
   const bool all_passed = every_case_passed(passed);
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path shape = std::to_string(shape_idx);
@@ -41,8 +41,8 @@ void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::
       // The reference writes a mutation set per case, or on input set 0 only for a large case
       // (python/arbiter_runner/tensors.py LARGE_CASE_BYTES): both re-runs follow it.
       if (!fs::exists(ref / dir / "mutation.arbb")) continue;
-      compare_into(e, "mutation", where, ref / dir / "mutation.arbb", out / dir / "mutation.arbb", problem.tol);
-      compare_into(e, "repeat", where, ref / dir / "outputs.arbb", out / dir / "repeat.arbb", problem.tol);
+      compare_into(e, "mutation", where, ref / dir / "mutation.arbb", out / dir / "mutation.arbb", problem.tol, bundles);
+      compare_into(e, "repeat", where, ref / dir / "outputs.arbb", out / dir / "repeat.arbb", problem.tol, bundles);
     }
     if (!all_passed) continue; // stress sets only once every case is correct
     for (int scale_idx = 0; scale_idx < k_max_stress_scales && scale_idx < static_cast<int>(problem.stress_scales.size()); ++scale_idx) {
@@ -51,13 +51,13 @@ void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::
       tol.atol *= std::min(1.0, scale); // small inputs must not hide under an absolute tolerance
       const std::string file = "stress" + std::to_string(scale_idx) + ".arbb";
       compare_into(e, "stress", fmt::format("shape {}, scale {}", ctx.shapes[shape_idx].name, scale), ref / shape / file,
-                   out / shape / file, tol);
+                   out / shape / file, tol, bundles);
     }
   }
 }
 
 void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const fs::path& ref,
-                  const fs::path& out) {
+                  const fs::path& out, verify::bundle_cache& bundles) {
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path shape = std::to_string(shape_idx);
     std::ifstream in(out / shape / "timed.json");
@@ -66,11 +66,11 @@ void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog:
     for (const auto& capture : index) {
       const int set = capture.value("input_set", 0);
       const fs::path actual = out / shape / capture.value("file", "");
-      const auto c = verify::compare_files(ref / shape / std::to_string(set) / "outputs.arbb", actual, problem.tol);
+      const auto c = verify::compare_files(ref / shape / std::to_string(set) / "outputs.arbb", actual, problem.tol, bundles);
       guard::output_check check{"timed", fmt::format("shape {}, timed call {} (input set {})", ctx.shapes[shape_idx].name,
                                                      capture.value("call_idx", 0), set), c.ok, c.reason, false};
       for (int other = 0; !c.ok && other < ctx.options.num_seeds; ++other)
-        if (other != set && verify::compare_files(ref / shape / std::to_string(other) / "outputs.arbb", actual, problem.tol).ok)
+        if (other != set && verify::compare_files(ref / shape / std::to_string(other) / "outputs.arbb", actual, problem.tol, bundles).ok)
           check.matches_other_set = true;
       e.checks.push_back(check);
     }
@@ -78,13 +78,14 @@ void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog:
 }
 
 // S4: the candidate's error against a float64 reference, next to the float32 reference's own.
-void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::path& ref, const fs::path& out) {
+void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::path& ref, const fs::path& out,
+                    verify::bundle_cache& bundles) {
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path dir = fs::path(std::to_string(shape_idx)) / "0";
     if (!fs::exists(ref / dir / "float64.arbb") || !fs::exists(out / dir / "outputs.arbb")) continue;
-    const auto truth = verify::read_bundle(ref / dir / "float64.arbb");
-    const auto ref_dev = verify::deviation_from(truth, verify::read_bundle(ref / dir / "outputs.arbb"));
-    const double got_err = verify::deviation_from(truth, verify::read_bundle(out / dir / "outputs.arbb")).max_abs_err;
+    const auto truth = bundles.read(ref / dir / "float64.arbb");
+    const auto ref_dev = verify::deviation_from(*truth, *bundles.read(ref / dir / "outputs.arbb"));
+    const double got_err = verify::deviation_from(*truth, *bundles.read(out / dir / "outputs.arbb")).max_abs_err;
     const double ref_err = ref_dev.max_abs_err;
     const double allowed = 64 * std::max(ref_err, 1e-7 * ref_dev.max_abs_truth);
     e.checks.push_back({"float64", "shape " + ctx.shapes[shape_idx].name + ", input set 0", got_err <= allowed,
@@ -100,7 +101,7 @@ unsigned char poison_byte(const job_context& ctx) { return ctx.device == "cpu" ?
 
 // Bytes of `got` that hold the poison where the expected output does not (all of them when the two
 // differ in size): an expected output made of that byte is not evidence against the candidate.
-std::size_t unexplained_poison(const std::vector<unsigned char>& got, const std::vector<unsigned char>* expected,
+std::size_t unexplained_poison(const verify::byte_buffer& got, const verify::byte_buffer* expected,
                                unsigned char poison) {
   const bool aligned = expected != nullptr && expected->size() == got.size();
   std::size_t count = 0;
@@ -109,21 +110,21 @@ std::size_t unexplained_poison(const std::vector<unsigned char>& got, const std:
   return count;
 }
 
-std::string poison_evidence(const job_context& ctx, const fs::path& ref, const fs::path& out) {
+std::string poison_evidence(const job_context& ctx, const fs::path& ref, const fs::path& out, verify::bundle_cache& bundles) {
   const unsigned char poison = poison_byte(ctx);
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path dir = fs::path(std::to_string(shape_idx)) / "0";
     if (!fs::exists(out / dir / "outputs.arbb")) continue;
-    std::vector<verify::value> values, expected;
+    std::shared_ptr<const verify::bundle> values, expected = std::make_shared<const verify::bundle>();
     try {
-      values = verify::read_bundle(out / dir / "outputs.arbb");
-      if (fs::exists(ref / dir / "outputs.arbb")) expected = verify::read_bundle(ref / dir / "outputs.arbb");
+      values = bundles.read(out / dir / "outputs.arbb");
+      if (fs::exists(ref / dir / "outputs.arbb")) expected = bundles.read(ref / dir / "outputs.arbb");
     } catch (const std::exception&) {
       continue;
     }
-    for (std::size_t v = 0; v < values.size(); ++v) {
-      const auto& bytes = values[v].bytes;
-      const auto count = unexplained_poison(bytes, v < expected.size() ? &expected[v].bytes : nullptr, poison);
+    for (std::size_t v = 0; v < values->size(); ++v) {
+      const auto& bytes = (*values)[v].bytes;
+      const auto count = unexplained_poison(bytes, v < expected->size() ? &(*expected)[v].bytes : nullptr, poison);
       if (!bytes.empty() && count * 2 >= bytes.size())
         return fmt::format("{} of {} bytes of output {} (shape {}, input set 0) still hold the allocator's 0x{:02X} poison",
                            count, bytes.size(), v, ctx.shapes[shape_idx].name, poison);
@@ -156,16 +157,17 @@ void observations(guard::run_evidence& e, const runner_events& events, const run
 } // namespace
 
 guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                                     const fs::path& ref_dir, const fs::path& eval_dir, const case_passes& passed) {
+                                     const fs::path& ref_dir, const fs::path& eval_dir, const case_passes& passed,
+                                     verify::bundle_cache& bundles) {
   guard::run_evidence e;
   const bool all_passed = every_case_passed(passed);
   observations(e, run.events, read_events(ref_dir / "events.jsonl"));
-  e.poisoned = poison_evidence(ctx, ref_dir / "expected", eval_dir / "outputs");
+  e.poisoned = poison_evidence(ctx, ref_dir / "expected", eval_dir / "outputs", bundles);
   try {
-    case_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs", passed);
+    case_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs", passed, bundles);
     if (!all_passed) return e;
-    timed_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs");
-    float64_checks(e, ctx, ref_dir / "expected", eval_dir / "outputs");
+    timed_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs", bundles);
+    float64_checks(e, ctx, ref_dir / "expected", eval_dir / "outputs", bundles);
   } catch (const std::exception& error) { // an unreadable reference file: ours, not the candidate's
     e.checks.push_back({"internal", "reading the guard's files", true, error.what(), false});
   }

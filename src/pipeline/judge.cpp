@@ -2,7 +2,7 @@
 
 #include "arbiter/guard/static_rules.hpp"
 #include "arbiter/score/metrics.hpp"
-#include "arbiter/verify/compare.hpp"
+#include "arbiter/verify/bundle_cache.hpp"
 #include "detail/guard_evidence.hpp"
 #include "detail/probe_evidence.hpp"
 
@@ -46,7 +46,8 @@ std::optional<outcome> process_outcome(const job_context& ctx, const candidate_r
 }
 
 std::optional<outcome> check_cases(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                                   const fs::path& ref_dir, const fs::path& eval_dir, nlohmann::json& details) {
+                                   const fs::path& ref_dir, const fs::path& eval_dir, nlohmann::json& details,
+                                   verify::bundle_cache& bundles) {
   for (const auto& record : run.events.cases)
     if (record.value("inputs_mutated", false))
       return outcome{verdict::incorrect, "modified its inputs" + case_where(ctx, record)};
@@ -54,7 +55,7 @@ std::optional<outcome> check_cases(const job_context& ctx, const catalog::proble
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
       const fs::path rel = fs::path(std::to_string(shape_idx)) / std::to_string(seed_idx) / "outputs.arbb";
-      const auto c = verify::compare_files(ref_dir / "expected" / rel, eval_dir / "outputs" / rel, problem.tol);
+      const auto c = verify::compare_files(ref_dir / "expected" / rel, eval_dir / "outputs" / rel, problem.tol, bundles);
       details["cases"].push_back({{"shape", ctx.shapes[shape_idx].name}, {"input_set", seed_idx}, {"ok", c.ok},
                                   {"reason", c.reason}, {"numel", c.numel}, {"mismatches", c.mismatches},
                                   {"nonfinite", c.nonfinite}, {"max_abs_err", c.max_abs_err}, {"max_rel_err", c.max_rel_err}});
@@ -133,10 +134,11 @@ std::optional<store::measurement_record> read_timing(const fs::path& file) {
 namespace {
 
 outcome base_outcome(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                     const fs::path& ref_dir, const fs::path& eval_dir, const nlohmann::json& probe, judgement& j) {
+                     const fs::path& ref_dir, const fs::path& eval_dir, const nlohmann::json& probe, judgement& j,
+                     verify::bundle_cache& bundles) {
   if (auto o = process_outcome(ctx, run)) return *o;
   j.details["cases"] = nlohmann::json::array();
-  if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details)) return *o;
+  if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details, bundles)) return *o;
   attach_timings(ctx, ref_dir, eval_dir, probe, j);
   return {verdict::passed, j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
                                                    ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
@@ -146,12 +148,13 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
 // The guard (docs/guard.md): static facts and run evidence become findings, which may turn the
 // verdict into `rejected`; the failing case or process outcome stays in the details.
 void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                 const fs::path& ref_dir, const fs::path& eval_dir, const candidate_evidence& probe, judgement& j) {
+                 const fs::path& ref_dir, const fs::path& eval_dir, const candidate_evidence& probe, judgement& j,
+                 verify::bundle_cache& bundles) {
   case_passes passed;
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
   j.findings = guard::static_findings(run.facts, problem.rule);
-  auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed);
+  auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   attach_probe(ctx, problem, run, eval_dir, probe, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();
@@ -173,8 +176,13 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
                           {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated}};
   if (run.events.error) j.details["error"] = *run.events.error;
   const candidate_evidence probe = candidate_probe(run, eval_dir);
-  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, probe.doc, j);
-  apply_guard(ctx, problem, run, ref_dir, eval_dir, probe, j);
+  // Every bundle of the judgement is read once: a case's expected outputs serve the case, its
+  // re-runs, the timed captures, the poison scan and the float64 check.
+  verify::bundle_cache bundles(verify::default_cache_budget());
+  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, probe.doc, j, bundles);
+  apply_guard(ctx, problem, run, ref_dir, eval_dir, probe, j, bundles);
+  const auto reads = bundles.stats();
+  j.details["judge_reads"] = {{"files", reads.reads}, {"reused", reads.reused}, {"bytes", reads.bytes_read}};
   return j;
 }
 

@@ -1,4 +1,5 @@
 #include "arbiter/verify/compare.hpp"
+#include "arbiter/verify/bundle_cache.hpp"
 
 #include "arbiter/common/error.hpp"
 #include "detail/chunks.hpp"
@@ -165,19 +166,25 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
   return out;
 }
 
-check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual, const catalog::tolerance& tol) {
+check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual, const catalog::tolerance& tol,
+                    bundle_cache& cache) {
   // The two files are read side by side: a large case's outputs are gigabytes.
-  auto want = std::async(std::launch::async, [&expected] { return read_bundle(expected); });
-  std::vector<value> got;
+  auto want = std::async(std::launch::async, [&] { return cache.read(expected); });
+  std::shared_ptr<const bundle> got;
   try {
-    got = read_bundle(actual);
+    got = cache.read(actual);
   } catch (const io_error& e) {
     want.get(); // a missing expected file is still ours to report: this rethrows it
     check out;
     out.reason = std::string("no readable output: ") + e.what();
     return out;
   }
-  return compare_values(want.get(), got, tol);
+  return compare_values(*want.get(), *got, tol);
+}
+
+check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual, const catalog::tolerance& tol) {
+  bundle_cache uncached(0);
+  return compare_files(expected, actual, tol, uncached);
 }
 
 } // namespace arbiter::verify

@@ -7,17 +7,41 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace arbiter::verify {
+
+/// An allocator whose value-less construction leaves the element uninitialised: a bundle's bytes
+/// are overwritten by the read that follows, and zero-filling gigabytes first would be wasted.
+template <typename T, typename A = std::allocator<T>> class default_init_allocator : public A {
+  using traits = std::allocator_traits<A>;
+
+public:
+  template <typename U> struct rebind {
+    using other = default_init_allocator<U, typename traits::template rebind_alloc<U>>;
+  };
+  using A::A;
+
+  template <typename U> void construct(U* ptr) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(ptr)) U;
+  }
+  template <typename U, typename... Args> void construct(U* ptr, Args&&... args) {
+    traits::construct(static_cast<A&>(*this), ptr, std::forward<Args>(args)...);
+  }
+};
+
+using byte_buffer = std::vector<unsigned char, default_init_allocator<unsigned char>>;
 
 /// One value of a bundle: a tensor or a Python scalar, its elements as stored (little-endian).
 struct value {
   int kind = 0;  ///< arb_value_kind
   int dtype = 0; ///< arb_dtype
   std::vector<std::int64_t> shape;
-  std::vector<unsigned char> bytes;
+  byte_buffer bytes;
 
   /// Elements held: bytes over the dtype's size (0 for an unknown dtype).
   std::size_t numel() const;

@@ -4,6 +4,7 @@
 /// and the candidate, docs/guard.md) and the runner's observations from its events.
 #include "arbiter/catalog/problem.hpp"
 #include "arbiter/guard/dynamic_rules.hpp"
+#include "arbiter/verify/bundle_cache.hpp"
 #include "detail/runs.hpp"
 
 #include <filesystem>
@@ -17,8 +18,9 @@ using case_passes = std::vector<bool>;
 /// The guard's run evidence. A case's re-runs (in-place mutation, determinism) are checked when
 /// that case was correct, so a memo keyed on addresses is caught whichever case the allocator
 /// reused an address in; stress, timed-call and float64 checks only when every case was correct.
+/// Bundles are read through `bundles`, the judgement's cache.
 guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
                                      const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
-                                     const case_passes& passed);
+                                     const case_passes& passed, verify::bundle_cache& bundles);
 
 } // namespace arbiter::pipeline::detail
