@@ -33,9 +33,7 @@ def _mutated(inputs, fresh, generator):
 def write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inputs):
     """Writes the case's mutation set and its expected output."""
     seed = (int(job["seeds"][seed_idx]) ^ MUTATION_SALT) & ((1 << 63) - 1)
-    torch.manual_seed(seed)
-    fresh = tensors.to_device(problem.as_list(problem.call_with_shape(module.get_inputs, module, params), "get_inputs"),
-                              job["device"])
+    fresh = problem.make_inputs(module, params, seed, job["device"])
     mutated = _mutated(inputs, fresh, torch.Generator().manual_seed(seed))
     write_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "mutation.arbb"), mutated)
     outputs = tensors.normalise_outputs(model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in mutated]))

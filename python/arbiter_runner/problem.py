@@ -1,9 +1,12 @@
 """Loading Python files by path, and calling a problem's get_inputs / get_init_inputs with the
 shape parameters of problem.toml (docs/protocol.md)."""
+import contextlib
 import importlib.util
 import inspect
 import os
 import sys
+
+import torch
 
 
 def load_module(path, name):
@@ -62,3 +65,24 @@ def as_list(values, what):
     if isinstance(values, (list, tuple)):
         return list(values)
     raise TypeError(f"{what} returned {type(values).__name__}, expected a list")
+
+
+def factory_device(device):
+    """A context in which torch's factory functions (randn, randint, randperm, zeros, ...) make
+    their tensors on device by default: torch.device as a context manager (torch >= 2.0). On cpu,
+    or where torch lacks it, nothing changes."""
+    if str(device) == "cpu" or not hasattr(torch.device, "__enter__"):
+        return contextlib.nullcontext()
+    return torch.device(device)
+
+
+def make_inputs(module, params, seed, device):
+    """module.get_inputs for one seed, its tensors on device. On a GPU they are made there:
+    generating a gigabyte of random numbers on the host takes seconds per input set, and a large
+    case needs several sets. A set made on a GPU differs from the host's set of the same seed, as
+    the GPU's reference outputs differ from the host's anyway; every process of an evaluation reads
+    the reference's sets from its files."""
+    torch.manual_seed(seed)
+    with factory_device(device):
+        values = as_list(call_with_shape(module.get_inputs, module, params), "get_inputs")
+    return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]

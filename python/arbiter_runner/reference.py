@@ -31,9 +31,7 @@ def _build(job, runtime, events, module, shape_idx, params):
 def _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params):
     device = job["device"]
     with phase(events, "case", shape_idx=shape_idx, seed_idx=seed_idx):
-        torch.manual_seed(job["seeds"][seed_idx])
-        inputs = problem.as_list(problem.call_with_shape(module.get_inputs, module, params), "get_inputs")
-        inputs = tensors.to_device(inputs, device)
+        inputs = problem.make_inputs(module, params, job["seeds"][seed_idx], device)
         # Written before the call: a reference that works in place must not change what the
         # candidate receives.
         write_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), inputs)

@@ -44,10 +44,6 @@ def _build(module, params, weights_seed, device, model_class=None):
     return (model_class or module.Model)(*init).to(device).eval()
 
 
-def _inputs(module, params, seed, device):
-    torch.manual_seed(seed)
-    values = problem.as_list(problem.call_with_shape(module.get_inputs, module, params), "get_inputs")
-    return tensors.to_device(values, device)
 
 
 def _same_bits(a, b):
@@ -199,7 +195,7 @@ def _check_shape(job, module, shape, repeats, sota):
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
     model = _build(module, params, job["weights_seed"], device)
-    inputs = _inputs(module, params, seeds[0], device)
+    inputs = problem.make_inputs(module, params, seeds[0], device)
     first = _call(model, inputs, device)
     peak_gb = None
     if device == "cuda":
@@ -208,11 +204,11 @@ def _check_shape(job, module, shape, repeats, sota):
             failures.append(f"peak GPU memory {peak_gb:.2f} GiB over the budget of {job['memory_gb']} GiB")
     else:
         notes.append("memory not measured on cpu")
-    again = _call(_build(module, params, job["weights_seed"], device), _inputs(module, params, seeds[0], device), device)
+    again = _call(_build(module, params, job["weights_seed"], device), problem.make_inputs(module, params, seeds[0], device), device)
     if len(again) != len(first) or not all(_same_bits(a, b) for a, b in zip(first, again)):
         failures.append("nondeterministic: the same seed gave different outputs")
     del again
-    other_inputs = _inputs(module, params, seeds[1], device)
+    other_inputs = problem.make_inputs(module, params, seeds[1], device)
     other = _call(model, other_inputs, device)
     if len(other) == len(first) and all(_same_bits(a, b) for a, b in zip(first, other)):
         failures.append("seed-independent: two input seeds gave identical outputs")

@@ -75,3 +75,25 @@ def test_failing_reference_reports_the_phase(runtime_lib, tmp_path):
     (error,) = result.of("error")
     assert error["phase"] == "case" and error["type"] == "TypeError" and "dict" in error["message"]
     assert "done" not in result.names()
+
+
+def test_inputs_are_made_on_the_device_the_case_runs_on(tmp_path):
+    from arbiter_runner import problem
+    module_file = write_source(tmp_path / "inputs_problem.py", """
+        import torch
+        def get_inputs(n=3):
+            return [torch.randn(n, 2), torch.randperm(n), 7]
+    """)
+    module = problem.load_module(str(module_file), "inputs_problem")
+    first = problem.make_inputs(module, {"n": 4}, 11, "cpu")
+    again = problem.make_inputs(module, {"n": 4}, 11, "cpu")
+    other = problem.make_inputs(module, {"n": 4}, 12, "cpu")
+    assert first[0].shape == (4, 2) and first[2] == 7
+    assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
+    assert not torch.equal(first[0], other[0])
+    if hasattr(torch.device, "__enter__"):  # torch >= 2.0: factory functions follow the device context
+        made = problem.make_inputs(module, {"n": 4}, 11, "meta")
+        assert made[0].device.type == "meta" and made[1].device.type == "meta"
+    else:
+        with problem.factory_device("meta"):
+            assert torch.randn(1).device.type == "cpu"  # no device context in this torch: unchanged
