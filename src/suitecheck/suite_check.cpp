@@ -154,6 +154,7 @@ nlohmann::json read_suite_spec(const fs::path& dir) {
 
 report run(const options& given, sandbox::process_runner& runner) {
   options opts = given;
+  opts.work_dir = fs::absolute(opts.work_dir); // the check process runs inside it: its paths must not be relative
   if (opts.python.empty()) opts.python = doctor::find_python();
   if (opts.seeds.size() != 2 || opts.seeds[0] == opts.seeds[1])
     ARB_THROW(config_error, "suite check needs two different input seeds");

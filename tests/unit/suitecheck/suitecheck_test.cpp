@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <sstream>
 
 using namespace arbiter;
@@ -172,4 +175,41 @@ TEST(SuiteCheck, TableAndJsonCarryTheBaselines) {
   EXPECT_EQ(shapes[0]["baselines"]["eager"]["median_ms"], 0.5);
   EXPECT_EQ(shapes[0]["ref_ms"], 0.5);
   EXPECT_TRUE(shapes[1]["baselines"]["compile"].is_null());
+}
+
+namespace {
+
+// Records each process it is asked to run and runs none.
+struct recording_runner : sandbox::process_runner {
+  std::vector<sandbox::process_spec> specs;
+  sandbox::process_result run(const sandbox::process_spec& spec) override {
+    specs.push_back(spec);
+    return exited(1);
+  }
+};
+
+} // namespace
+
+TEST(SuiteCheck, ARelativeWorkFolderReachesTheProcessAsAnAbsolutePath) {
+  const auto before = std::filesystem::current_path();
+  const auto scratch = std::filesystem::temp_directory_path() / ("arbiter_suitecheck_cwd_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(scratch);
+  std::filesystem::current_path(scratch);
+  suitecheck::options opts;
+  opts.suite_dir = std::filesystem::path(ARBITER_SOURCE_DIR) / "suites" / "core";
+  opts.device = "cpu";
+  opts.python = "/bin/false";
+  opts.seeds = {1, 2};
+  opts.only = {"l1_gelu_bf16"};
+  opts.work_dir = "relative-work";
+  recording_runner runner;
+  const auto rep = suitecheck::run(opts, runner);
+  std::filesystem::current_path(before);
+  ASSERT_EQ(runner.specs.size(), 1u);
+  const auto& spec = runner.specs[0];
+  EXPECT_EQ(spec.cwd, (scratch / "relative-work" / "l1_gelu_bf16").string());
+  EXPECT_EQ(spec.argv.back(), (scratch / "relative-work" / "l1_gelu_bf16" / "job.json").string());
+  EXPECT_TRUE(std::filesystem::exists(spec.argv.back()));
+  ASSERT_EQ(rep.problems.size(), 1u);
+  std::filesystem::remove_all(scratch);
 }
