@@ -7,15 +7,16 @@ import json
 import platform
 import sys
 
-import torch
+if sys.argv[1:2] != ["facts"]:  # the facts mode reads sources only: importing torch would cost seconds per solution
+    import torch
 
-from . import calibrate, candidate, reference, suite_check
-from . import runtime as rt
-from .events import EventLog
-from .phases import PhaseFailed, phase
+    from . import calibrate, candidate, reference, suite_check
+    from . import runtime as rt
+    from .events import EventLog
+    from .phases import PhaseFailed, phase
 
-MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build, "check": suite_check.run,
-         "calibrate": calibrate.run}
+    MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build,
+             "check": suite_check.run, "calibrate": calibrate.run}
 
 
 def _read_job(argv):
