@@ -38,10 +38,13 @@ COMPILE_WARMUP = 3  # the first call compiles; a second may still recompile (dyn
 
 
 def _build(module, params, weights_seed, device, model_class=None):
-    """module.Model (or model_class, e.g. a sota's ModelSota) built from the problem's init inputs."""
+    """module.Model (or model_class, e.g. a sota's ModelSota) built from the problem's init inputs,
+    its parameters made on the device (a MoE layer's gigabytes of random weights took the host about
+    a minute per build; no candidate's seeded construction has to match these weights here)."""
     torch.manual_seed(weights_seed)
     init = problem.as_list(problem.call_with_shape(module.get_init_inputs, module, params), "get_init_inputs")
-    return (model_class or module.Model)(*init).to(device).eval()
+    with problem.factory_device(device):
+        return (model_class or module.Model)(*init).to(device).eval()
 
 
 
@@ -191,10 +194,10 @@ def _check_shape(job, module, shape, repeats, sota):
     device, seeds, tol = job["device"], job["seeds"], job["tolerance"]
     params = shape.get("params", {})
     failures, notes = [], []
-    if device == "cuda":
+    model = _build(module, params, job["weights_seed"], device)
+    if device == "cuda":  # after the build: its temporaries are not the call's; the model's weights stay counted
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-    model = _build(module, params, job["weights_seed"], device)
     inputs = problem.make_inputs(module, params, seeds[0], device)
     first = _call(model, inputs, device)
     peak_gb = None
