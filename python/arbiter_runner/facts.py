@@ -9,6 +9,7 @@ facts break which rule. Kinds are listed in KINDS and documented in docs/guard.m
 import ast
 import json
 import os
+import re
 import sys
 
 from . import source_facts
@@ -30,6 +31,8 @@ CALL_KINDS = [
     ("ctypes.", "ctypes"), ("cffi.", "ctypes"),
     ("torch.ops.load_library", "native_load"), ("importlib.machinery.ExtensionFileLoader", "native_load"),
     ("exec", "dynamic_code"), ("eval", "dynamic_code"), ("compile", "dynamic_code"), ("__import__", "dynamic_code"),
+    ("marshal.load", "dynamic_code"), ("types.FunctionType", "dynamic_code"), ("types.LambdaType", "dynamic_code"),
+    ("types.CodeType", "dynamic_code"),
     ("gc.", "introspection"), ("sys.modules", "introspection"), ("importlib.import_module", "introspection"),
     ("inspect.signature", None), ("inspect.", "frame"), ("sys._getframe", "frame"), ("sys._current_frames", "frame"),
     ("traceback.", "frame"), ("sys.settrace", "frame"), ("sys.setprofile", "frame"), ("threading.settrace", "frame"),
@@ -50,6 +53,9 @@ LIBRARY_MODULES = {"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTran
 PRECISION_NAMES = {"half", "bfloat16", "float16", "autocast", "float8_e4m3fn", "float8_e5m2"}
 HARNESS_STRINGS = ("arbiter_runner", "events.jsonl", "events_file", "output_dir", "exchange_dir", "timing_dir", ".arbb",
                    "expected/", "/expected", "exchange/", "/exchange")
+# Methods that list a folder (pathlib.Path's, whatever the receiver is named).
+PATH_LISTS = {"glob", "rglob", "iterdir"}
+BUILTINS = ("builtins", "__builtins__")
 BENIGN_ENV = ("CUDA", "TORCH", "TRITON", "MAX_JOBS", "CC", "CXX", "NVCC", "HOME", "PATH", "LD_LIBRARY_PATH")
 
 
@@ -121,6 +127,12 @@ class _Visitor(ast.NodeVisitor):
             target = self._name(node.args[0]) or ast.unparse(node.args[0])
             if target.split(".")[0] not in ("self", "cls"):
                 self._add("monkeypatch", f"setattr({target}, {ast.unparse(node.args[1])})", node)
+        if last in ("__setattr__", "__delattr__"):
+            self._dunder_setattr(node, name)
+        if name in ("getattr", "builtins.getattr") and len(node.args) > 1 and self._name(node.args[0]) in BUILTINS:
+            self._builtin_by_name(node.args[1], f"getattr({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])})", node)
+        if last in PATH_LISTS and "." in name:
+            self._add("file_list", name, node)
         if last in JOIN_NAMES:
             self._add("stream_join", name, node)
         if last in LIBRARY_FUNCS and (name.startswith("torch") or name.startswith("?.")):
@@ -145,6 +157,23 @@ class _Visitor(ast.NodeVisitor):
                 self._add("env_dump", f"{name}(os.environ)", node)
         self.generic_visit(node)
 
+    def _dunder_setattr(self, node, name):
+        """object.__setattr__(module, name, value), type.__setattr__(cls, ...), module.__setattr__(...):
+        setattr by another road. super().__setattr__ and the solution's own objects are its own."""
+        receiver = name.rsplit(".", 1)[0]
+        if receiver in ("object", "type", "builtins.object", "builtins.type"):
+            if not node.args:
+                return
+            receiver = self._name(node.args[0]) or ast.unparse(node.args[0])
+        if receiver.split(".")[0] not in ("self", "cls", "super()", "?"):
+            self._add("monkeypatch", f"{name}({ast.unparse(node.args[0]) if node.args else ''})", node)
+
+    def _builtin_by_name(self, key, what, node):
+        """A builtin looked up by name: dynamic code when the name is computed or names exec & co."""
+        literal = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        if literal is None or literal in ("exec", "eval", "compile", "__import__"):
+            self._add("dynamic_code", what, node)
+
     def _file_access(self, node, name):
         mode = "r"
         if len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
@@ -155,8 +184,9 @@ class _Visitor(ast.NodeVisitor):
         writes = any(flag in mode for flag in "wax+") or "write" in name
         target = node.args[0] if node.args and name.endswith("open") else node.func
         text = ast.unparse(target)
-        own = "__file__" in text or (isinstance(target, ast.Constant) and isinstance(target.value, str)
-                                      and not target.value.startswith("/") and ".." not in target.value)
+        own = ("__file__" in text and not _climbs(text)) or (
+            isinstance(target, ast.Constant) and isinstance(target.value, str)
+            and not target.value.startswith("/") and ".." not in target.value)
         if not own:
             self._add("file_write" if writes else "file_read", text, node)
 
@@ -172,12 +202,16 @@ class _Visitor(ast.NodeVisitor):
             self._env(node.slice, node)
         if self._name(node.value) == "sys.modules":
             self._add("introspection", "sys.modules[" + ast.unparse(node.slice) + "]", node)
+        if self._name(node.value) in BUILTINS and isinstance(node.ctx, ast.Load):
+            self._builtin_by_name(node.slice, ast.unparse(node), node)
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
         name = self._name(node) or ""
         if node.attr in ("f_back", "f_globals", "f_locals", "tb_frame", "gi_frame", "__globals__", "f_code"):
             self._add("frame", name, node)
+        if node.attr == "__code__" and isinstance(node.ctx, ast.Store):
+            self._add("dynamic_code", f"{name} = ...", node)
         self.generic_visit(node)
 
     def visit_BinOp(self, node):
@@ -190,6 +224,9 @@ class _Visitor(ast.NodeVisitor):
             for element in target.elts:
                 self._assigned(element, node)
             return
+        if isinstance(target, ast.Subscript):
+            self._namespace_store(target, node)
+            return
         if not isinstance(target, ast.Attribute):
             return
         base = self._name(target.value) or ""
@@ -200,6 +237,15 @@ class _Visitor(ast.NodeVisitor):
                     self.library_attrs.add(target.attr)
             return
         self._add("monkeypatch", f"{base}.{target.attr}", node)
+
+    def _namespace_store(self, target, node):
+        """A store into another namespace's dict: __builtins__[k], vars(mod)[k], mod.__dict__[k]."""
+        holder = target.value
+        name = self._name(holder) or ""
+        if isinstance(holder, ast.Call) and name == "vars()" and holder.args:
+            name = (self._name(holder.args[0]) or "") + ".__dict__"
+        if name in BUILTINS or (name.endswith(".__dict__") and name.split(".")[0] not in ("self", "cls")):
+            self._add("monkeypatch", f"{ast.unparse(target)} = ...", node)
 
     def local_names(self):
         return set()
@@ -217,6 +263,14 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(node.value, str):
             self.out.add_string(self, node)
         self.generic_visit(node)
+
+
+def _climbs(text):
+    """Whether a path expression built from __file__ leaves the solution's folder: '..', a second
+    dirname or .parent, or parents[n] past 0."""
+    if ".." in text or re.search(r"\.parents\[\s*(?!0\s*\])", text):
+        return True
+    return text.count("dirname(") + len(re.findall(r"\.parent\b", text)) > 1
 
 
 class Collector:

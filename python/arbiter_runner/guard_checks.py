@@ -2,11 +2,16 @@
 census, the identity of timer and harness objects the solution could patch, the exact type of its
 outputs and whether they share storage with its inputs. Everything here is evidence, written to
 events; the orchestrator decides."""
+import builtins
 import sys
 import threading
 import time
 
 import torch
+
+# Held from before the solution loads: a solution that replaces builtins.type, builtins.isinstance
+# or torch.Tensor cannot make the output checks see what it wants.
+_type, _isinstance, _Tensor = builtins.type, builtins.isinstance, torch.Tensor
 
 # Objects a timer or result-channel patch would replace; looked up by dotted path.
 WATCHED = ["time.perf_counter", "time.perf_counter_ns", "time.time", "time.monotonic", "time.process_time",
@@ -42,6 +47,10 @@ class Watch:
             for attr, value in vars(module).items() if module else ():
                 if callable(value) and not attr.startswith("__"):
                     self.objects[f"{name}.{attr}"] = value
+        # Every builtin: replacing type, isinstance, id or getattr steers any check that calls it.
+        for attr, value in vars(builtins).items():
+            if not attr.startswith("_") or attr in ("__import__", "__build_class__"):
+                self.objects[f"builtins.{attr}"] = value
         lib = runtime.lib
         for symbol in ("arb_time", "arb_hash_bytes", "arb_writer_add", "arb_device_synchronize"):
             self.objects[f"arbiter_runner.runtime.lib.{symbol}"] = getattr(lib, symbol)
@@ -74,10 +83,10 @@ def output_evidence(outputs, inputs):
     """(type findings, alias findings) of one call: outputs that are not exactly torch.Tensor, and
     outputs whose storage overlaps an input's."""
     types, aliases = [], []
-    spans = [(idx, _storage_span(v)) for idx, v in enumerate(inputs) if isinstance(v, torch.Tensor)]
+    spans = [(idx, _storage_span(v)) for idx, v in enumerate(inputs) if _isinstance(v, _Tensor)]
     for out_idx, out in enumerate(outputs):
-        if type(out) is not torch.Tensor:
-            types.append(f"output {out_idx} is {type(out).__module__}.{type(out).__qualname__}")
+        if _type(out) is not _Tensor:
+            types.append(f"output {out_idx} is {_type(out).__module__}.{_type(out).__qualname__}")
             continue
         if torch.Tensor.numel(out) == 0:
             continue
@@ -89,7 +98,9 @@ def output_evidence(outputs, inputs):
 
 
 def overwrite_inputs(inputs, replacement):
-    """Copies replacement's tensors into inputs in place (same storage, new contents)."""
+    """Copies replacement's tensors into inputs in place (same storage, new contents). The copy goes
+    through `.data`, which leaves the tensor's autograd version counter where it was: a memo keyed
+    on `_version` would otherwise see the change that the contents alone should reveal."""
     for target, source in zip(inputs, replacement):
-        if isinstance(target, torch.Tensor) and isinstance(source, torch.Tensor) and target.shape == source.shape:
-            torch.Tensor.copy_(target, source)
+        if _isinstance(target, _Tensor) and _isinstance(source, _Tensor) and target.shape == source.shape:
+            torch.Tensor.copy_(target.data, source)

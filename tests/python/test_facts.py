@@ -1,0 +1,72 @@
+"""Static facts (python/arbiter_runner/facts.py) of small sources: the roads to a monkeypatch, to
+code built at run time and to files outside the solution's folder that are not the plain ones."""
+import textwrap
+
+import pytest
+
+from arbiter_runner import facts
+
+# (kind, a one-file solution that must show it)
+SEEN = [
+    # setattr by another road
+    ("monkeypatch", "import time\nobject.__setattr__(time, 'perf_counter', lambda: 0.0)\n"),
+    ("monkeypatch", "import torch\ntype.__setattr__(torch.Tensor, 'clone', lambda self: self)\n"),
+    ("monkeypatch", "import time\ntime.__setattr__('perf_counter', lambda: 0.0)\n"),
+    ("monkeypatch", "import time\nvars(time)['perf_counter'] = lambda: 0.0\n"),
+    ("monkeypatch", "import time\ntime.__dict__['perf_counter'] = lambda: 0.0\n"),
+    ("monkeypatch", "__builtins__['type'] = lambda obj: int\n"),
+    ("monkeypatch", "import builtins\nbuiltins.__dict__['isinstance'] = lambda *args: True\n"),
+    # code built without exec
+    ("dynamic_code", "import marshal, types\nf = types.FunctionType(marshal.loads(b''), globals())\n"),
+    ("dynamic_code", "import types\ncode = types.CodeType(*range(16))\n"),
+    ("dynamic_code", "def f(): pass\ndef g(): pass\nf.__code__ = g.__code__\n"),
+    ("dynamic_code", "import builtins\nrun = getattr(builtins, 'ex' + 'ec')\n"),
+    ("dynamic_code", "import builtins\nrun = getattr(builtins, 'exec')\n"),
+    ("dynamic_code", "run = __builtins__['ex' + 'ec']\n"),
+    # listing through pathlib, whatever the receiver is called
+    ("file_list", "import pathlib\nroot = pathlib.Path('/data')\nfound = list(root.glob('*'))\n"),
+    ("file_list", "from pathlib import Path\nfound = list(Path(__file__).parents[2].rglob('*.arbb'))\n"),
+    ("file_list", "import pathlib\nfound = list(pathlib.Path('..').iterdir())\n"),
+    # reads relative to __file__ that climb out of the solution's folder
+    ("file_read", "import os\nopen(os.path.join(os.path.dirname(__file__), '..', '..', 'x')).read()\n"),
+    ("file_read", "import os\nopen(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + '/x').read()\n"),
+    ("file_read", "import pathlib\n(pathlib.Path(__file__).parents[3] / 'x').read_bytes()\n"),
+    ("file_read", "import pathlib\n(pathlib.Path(__file__).parent.parent / 'x').read_text()\n"),
+]
+
+# (kinds, a one-file solution that must show none of them)
+UNSEEN = [
+    (("monkeypatch",), """
+     import torch
+     TABLE = {}
+     class ModelNew(torch.nn.Module):
+         def __init__(self):
+             super().__init__()
+             super().__setattr__("scale", 2.0)
+             object.__setattr__(self, "shift", 0.0)
+             self.__dict__["cache"] = {}
+             globals()["LOADED"] = True
+             TABLE["n"] = 1
+     """),
+    (("dynamic_code",), "import builtins\nsize = getattr(builtins, 'len')\nhow = __builtins__['max']\n"),
+    (("file_read", "file_list"), "import os\nopen(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'k.cu')).read()\n"),
+    (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parent / 'kernel.cu').read_text()\n"),
+    (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parents[0] / 'kernel.cu').read_text()\n"),
+    (("file_read", "file_list"), "import pathlib\npathlib.Path(__file__).with_name('kernel.cu').read_text()\n"),
+]
+
+
+def kinds(tmp_path, source):
+    """Fact kinds of a one-file solution."""
+    (tmp_path / "kernel.py").write_text(textwrap.dedent(source))
+    return {f["kind"] for f in facts.extract(str(tmp_path))["facts"]}
+
+
+@pytest.mark.parametrize("kind, source", SEEN)
+def test_each_road_is_seen(tmp_path, kind, source):
+    assert kind in kinds(tmp_path, source)
+
+
+@pytest.mark.parametrize("absent, source", UNSEEN)
+def test_a_solution_s_own_objects_and_files_are_its_own(tmp_path, absent, source):
+    assert not kinds(tmp_path, source) & set(absent)
