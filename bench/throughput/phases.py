@@ -3,7 +3,6 @@ folder (every event carries t, seconds since the process started): per file, the
 `loaded`, then per shape the seconds spent in init, cases, stress and timing, and the tail.
 
     python3 bench/throughput/phases.py <results.db>.d [more folders]"""
-import collections
 import json
 import os
 import sys
@@ -17,7 +16,7 @@ def _events(path):
 def _summarise(events):
     """[(label, seconds)] in order: the gap before each event is charged to that event's kind
     and shape (a case event closes its case; timed closes the shape's timing)."""
-    spent = collections.OrderedDict()
+    spent = {}
     previous = 0.0
     for event in events:
         t = float(event.get("t", previous))

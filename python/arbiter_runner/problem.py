@@ -8,6 +8,8 @@ import sys
 
 import torch
 
+from . import tensors
+
 
 def load_module(path, name):
     """Imports the file at path as module `name`, with its folder first on sys.path so that it can
@@ -85,4 +87,4 @@ def make_inputs(module, params, seed, device):
     torch.manual_seed(seed)
     with factory_device(device):
         values = as_list(call_with_shape(module.get_inputs, module, params), "get_inputs")
-    return [v.to(device) if isinstance(v, torch.Tensor) else v for v in values]
+    return tensors.to_device(values, device)

@@ -47,8 +47,6 @@ def _build(module, params, weights_seed, device, model_class=None):
         return (model_class or module.Model)(*init).to(device).eval()
 
 
-
-
 def _same_bits(a, b):
     if a.dtype != b.dtype or a.shape != b.shape:
         return False

@@ -42,8 +42,8 @@ bundle_reader::~bundle_reader() {
 unsigned bundle_reader::read_threads(uint64_t nbytes) {
   if (nbytes < k_parallel_read_bytes) return 1;
   unsigned limit = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
-  if (const char* text = std::getenv("ARBITER_READ_THREADS"); text != nullptr && std::atoi(text) > 0)
-    limit = static_cast<unsigned>(std::atoi(text));
+  if (const char* text = std::getenv("ARBITER_READ_THREADS"); text != nullptr)
+    if (const int wanted = std::atoi(text); wanted > 0) limit = static_cast<unsigned>(wanted);
   const uint64_t by_size = nbytes / (uint64_t{16} << 20);
   return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(limit, by_size)));
 }
