@@ -56,8 +56,11 @@ def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
     """Runs one case; returns the byte sizes of its outputs, to poison the next case with."""
     device = job["device"]
     with phase(events, "case", shape_idx=shape_idx, seed_idx=seed_idx):
-        inputs = read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
-        before = tensors.hash_values(runtime, inputs, device)
+        # Hashed as read, before the move: the bytes on the device are these, and no copy back is needed.
+        host_inputs = read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"))
+        before = tensors.hash_values(runtime, host_inputs, "cpu")
+        inputs = tensors.to_device(host_inputs, device)
+        del host_inputs
         # Hashing may allocate, so it comes first; the poisoned blocks must be the last freed.
         # Output sizes are known from the previous case; the first case uses the largest input.
         tensor_sizes = tensors.nbytes_of([v for v in inputs if isinstance(v, torch.Tensor)])

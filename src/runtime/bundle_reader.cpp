@@ -2,17 +2,15 @@
 
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "failure.hpp"
+#include "parallel_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <thread>
 
 namespace arbiter::runtime {
 
@@ -39,15 +37,6 @@ bundle_reader::~bundle_reader() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
-unsigned bundle_reader::read_threads(uint64_t nbytes) {
-  if (nbytes < k_parallel_read_bytes) return 1;
-  unsigned limit = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
-  if (const char* text = std::getenv("ARBITER_READ_THREADS"); text != nullptr)
-    if (const int wanted = std::atoi(text); wanted > 0) limit = static_cast<unsigned>(wanted);
-  const uint64_t by_size = nbytes / (uint64_t{16} << 20);
-  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(limit, by_size)));
-}
-
 const value_info& bundle_reader::info(int64_t idx) const {
   if (idx < 0 || idx >= count())
     fail(ARB_E_ARG, "bundle " + m_path + ": value " + std::to_string(idx) + " out of range (count " +
@@ -62,44 +51,8 @@ void bundle_reader::copy(int64_t idx, void* dst, uint64_t dst_bytes) {
                         " bytes, destination " + std::to_string(dst_bytes));
   if (dst_bytes > 0 && dst == nullptr) fail(ARB_E_ARG, "bundle " + m_path + ": null destination");
   const uint64_t offset = m_values[static_cast<size_t>(idx)].data_offset;
-  const unsigned threads = read_threads(dst_bytes);
-  if (threads == 1) {
-    read_at(offset, dst, dst_bytes, "data");
-    return;
-  }
-  auto* out = static_cast<unsigned char*>(dst);
-  std::atomic<int> first_errno{0};
-  {
-    std::vector<std::jthread> workers;
-    workers.reserve(threads);
-    for (unsigned part = 0; part < threads; ++part) {
-      const uint64_t begin = dst_bytes * part / threads, end = dst_bytes * (part + 1) / threads;
-      workers.emplace_back([&, begin, end] {
-        if (!read_fully(offset + begin, out + begin, end - begin)) {
-          int expected = 0;
-          first_errno.compare_exchange_strong(expected, errno != 0 ? errno : EIO);
-        }
-      });
-    }
-  } // joined here
-  if (const int error = first_errno.load(); error != 0)
+  if (const int error = pread_all(m_fd, offset, dst, dst_bytes); error != 0)
     fail(ARB_E_IO, "bundle " + m_path + ": read of data failed: " + std::strerror(error));
-}
-
-bool bundle_reader::read_fully(uint64_t offset, unsigned char* dst, uint64_t nbytes) const {
-  while (nbytes > 0) {
-    const ssize_t got = ::pread(m_fd, dst, static_cast<size_t>(std::min<uint64_t>(nbytes, uint64_t{1} << 30)),
-                                static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      if (got == 0) errno = EIO; // the file shrank after it was opened
-      return false;
-    }
-    dst += got;
-    offset += static_cast<uint64_t>(got);
-    nbytes -= static_cast<uint64_t>(got);
-  }
-  return true;
 }
 
 void bundle_reader::index_values(uint32_t count) {
@@ -136,8 +89,8 @@ void bundle_reader::read_at(uint64_t offset, void* dst, uint64_t nbytes, const c
   if (offset > m_file_bytes || nbytes > m_file_bytes - offset)
     format_fail(std::string("truncated: ") + what + " needs " + std::to_string(nbytes) + " bytes at offset " +
                 std::to_string(offset) + ", file has " + std::to_string(m_file_bytes));
-  if (!read_fully(offset, static_cast<unsigned char*>(dst), nbytes))
-    fail(ARB_E_IO, "bundle " + m_path + ": read of " + what + " failed: " + std::strerror(errno));
+  if (const int error = pread_all(m_fd, offset, dst, nbytes); error != 0)
+    fail(ARB_E_IO, "bundle " + m_path + ": read of " + what + " failed: " + std::strerror(error));
 }
 
 void bundle_reader::format_fail(const std::string& what) const { fail(ARB_E_FORMAT, "bundle " + m_path + ": " + what); }

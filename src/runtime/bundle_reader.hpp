@@ -1,9 +1,8 @@
 #pragma once
 /// Reads a tensor bundle (.arbb). Opening validates every value's header against the file size,
 /// so a truncated or corrupt file fails at open with a message naming the file; data is read
-/// on demand, so a large bundle is never held in memory twice. A large value is read in parallel
-/// chunks (positioned reads on one descriptor): one thread cannot copy a gigabyte out of the page
-/// cache at the rate the judge and the runner need.
+/// on demand, so a large bundle is never held in memory twice; a large value in parallel chunks
+/// (parallel_io.hpp).
 #include "bundle_format.hpp"
 
 #include <string>
@@ -28,10 +27,6 @@ public:
   /// Copies value idx's data into dst, which holds exactly dst_bytes == info(idx).nbytes bytes.
   void copy(int64_t idx, void* dst, uint64_t dst_bytes);
 
-  /// Threads a read of nbytes uses: 1 under k_parallel_read_bytes, else up to the machine's cores
-  /// (at most 8), at least 16 MiB per thread. ARBITER_READ_THREADS overrides the upper bound.
-  static unsigned read_threads(uint64_t nbytes);
-  static constexpr uint64_t k_parallel_read_bytes = uint64_t{64} << 20;
 
 private:
   struct indexed_value {
@@ -41,8 +36,6 @@ private:
 
   void index_values(uint32_t count);
   void read_at(uint64_t offset, void* dst, uint64_t nbytes, const char* what);
-  /// pread until nbytes are in; false (errno set) on an error or an early end of file.
-  bool read_fully(uint64_t offset, unsigned char* dst, uint64_t nbytes) const;
   [[noreturn]] void format_fail(const std::string& what) const;
 
   std::string m_path;

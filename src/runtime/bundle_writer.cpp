@@ -2,16 +2,21 @@
 
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "failure.hpp"
+#include "parallel_io.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
 namespace arbiter::runtime {
 
 bundle_writer::bundle_writer(std::string path) : m_path(std::move(path)), m_tmp_path(m_path + ".tmp") {
-  m_file = std::fopen(m_tmp_path.c_str(), "wb");
-  if (!m_file) fail(ARB_E_IO, "bundle " + m_path + ": cannot create: " + std::strerror(errno));
+  m_fd = ::open(m_tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (m_fd < 0) fail(ARB_E_IO, "bundle " + m_path + ": cannot create: " + std::strerror(errno));
   // The count is patched by close(); a crash leaves count 0 in a .tmp file nobody reads.
   const uint32_t header[2] = {0, 0};
   write(k_bundle_magic, sizeof k_bundle_magic);
@@ -19,7 +24,7 @@ bundle_writer::bundle_writer(std::string path) : m_path(std::move(path)), m_tmp_
 }
 
 bundle_writer::~bundle_writer() {
-  if (m_file) std::fclose(m_file);
+  if (m_fd >= 0) ::close(m_fd);
   if (!m_closed) std::remove(m_tmp_path.c_str());
 }
 
@@ -40,22 +45,23 @@ void bundle_writer::add(const value_info& info, const void* data) {
 
 void bundle_writer::close() {
   if (m_closed) fail(ARB_E_ARG, "bundle " + m_path + ": closed twice");
-  if (std::fseek(m_file, sizeof k_bundle_magic, SEEK_SET) != 0) io_fail("seek");
-  write(&m_count, sizeof m_count);
-  const int close_rc = std::fclose(m_file);
-  m_file = nullptr;
-  if (close_rc != 0) io_fail("close");
-  if (std::rename(m_tmp_path.c_str(), m_path.c_str()) != 0) io_fail("rename from " + m_tmp_path);
+  if (const int error = pwrite_all(m_fd, sizeof k_bundle_magic, &m_count, sizeof m_count); error != 0)
+    io_fail("write of the count", error);
+  const int close_rc = ::close(m_fd);
+  m_fd = -1;
+  if (close_rc != 0) io_fail("close", errno);
+  if (std::rename(m_tmp_path.c_str(), m_path.c_str()) != 0) io_fail("rename from " + m_tmp_path, errno);
   m_closed = true;
 }
 
 void bundle_writer::write(const void* bytes, uint64_t nbytes) {
   if (nbytes == 0) return;
-  if (std::fwrite(bytes, 1, nbytes, m_file) != nbytes) io_fail("write");
+  if (const int error = pwrite_all(m_fd, m_offset, bytes, nbytes); error != 0) io_fail("write", error);
+  m_offset += nbytes;
 }
 
-void bundle_writer::io_fail(const std::string& what) {
-  fail(ARB_E_IO, "bundle " + m_path + ": " + what + " failed: " + std::strerror(errno));
+void bundle_writer::io_fail(const std::string& what, int error) {
+  fail(ARB_E_IO, "bundle " + m_path + ": " + what + " failed: " + std::strerror(error));
 }
 
 } // namespace arbiter::runtime

@@ -1,10 +1,11 @@
 #pragma once
 /// Streams values into a tensor bundle (.arbb). Data goes to "<path>.tmp" as each value is added
 /// and the file is renamed onto <path> only by a successful close(), so a reader never sees a
-/// half-written bundle, even after a crash.
+/// half-written bundle, even after a crash. Positioned writes: a large value goes out in parallel
+/// chunks (parallel_io.hpp).
 #include "bundle_format.hpp"
 
-#include <cstdio>
+#include <cstdint>
 #include <string>
 
 namespace arbiter::runtime {
@@ -27,11 +28,12 @@ public:
 
 private:
   void write(const void* bytes, uint64_t nbytes);
-  [[noreturn]] void io_fail(const std::string& what);
+  [[noreturn]] void io_fail(const std::string& what, int error);
 
   std::string m_path;
   std::string m_tmp_path;
-  std::FILE* m_file = nullptr;
+  int m_fd = -1;
+  uint64_t m_offset = 0;
   uint32_t m_count = 0;
   bool m_closed = false;
 };
