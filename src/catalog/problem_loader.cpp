@@ -24,9 +24,13 @@ void check_reference(const fs::path& file) {
 }
 
 tolerance read_tolerance(const toml_view& t, tolerance base, const std::string& where) {
-  base.atol = t.number("atol").value_or(base.atol);
-  base.rtol = t.number("rtol").value_or(base.rtol);
-  const std::string mode = t.str("mode").value_or(base.mode == tolerance_mode::bitwise ? "bitwise" : "allclose");
+  const auto atol = t.number("atol"), rtol = t.number("rtol");
+  base.atol = atol.value_or(base.atol);
+  base.rtol = rtol.value_or(base.rtol);
+  // An atol or rtol asks for a comparison within them, also where the dtype's default is bitwise
+  // (integer codes that may move one step); an explicit mode still decides.
+  const bool bounds_given = atol.has_value() || rtol.has_value();
+  const std::string mode = t.str("mode").value_or(base.mode == tolerance_mode::bitwise && !bounds_given ? "bitwise" : "allclose");
   if (mode == "allclose") base.mode = tolerance_mode::allclose;
   else if (mode == "bitwise") base.mode = tolerance_mode::bitwise;
   else ARB_THROW(config_error, where + ": key 'tolerance.mode': expected allclose or bitwise, found '" + mode + "'");

@@ -135,6 +135,23 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
   return r;
 }
 
+// An error of arbiter's own while evaluating one solution (a file it cannot write, evidence it cannot
+// parse) ends that evaluation as crashed, with the error, and the campaign goes on to the next.
+store::evaluation_result evaluate_contained(const campaign_state& st, const catalog::problem& problem,
+                                            const catalog::solution& solution, const detail::job_context& ctx,
+                                            std::optional<detail::reference_run>& reference, std::int64_t eval_id,
+                                            sandbox::process_runner& runner) {
+  try {
+    return evaluate(st, problem, solution, ctx, reference, eval_id, runner);
+  } catch (const std::exception& e) {
+    store::evaluation_result r;
+    r.artifacts_dir = (st.data_dir / "evals" / std::to_string(eval_id)).string();
+    r.result = {verdict::crashed, std::string("arbiter failed while evaluating: ") + e.what()};
+    ARB_WARN("eval", "{} / {}: {}", problem.id, solution.model, r.result.reason);
+    return r;
+  }
+}
+
 std::int64_t solution_row(store::store& db, std::int64_t problem_id, const catalog::solution& solution) {
   const std::int64_t model_id = db.upsert_model(solution.model, solution.meta.value("org", ""));
   return db.upsert_solution(problem_id, model_id,
@@ -171,7 +188,7 @@ void run_problem(campaign_state& st, const catalog::problem& problem, std::int64
     sink.start(solution->label());
     const std::int64_t eval_id = db.begin_evaluation(st.campaign.id, solution_id);
     const auto started = std::chrono::steady_clock::now();
-    store::evaluation_result result = evaluate(st, problem, *solution, ctx, reference, eval_id, runner);
+    store::evaluation_result result = evaluate_contained(st, problem, *solution, ctx, reference, eval_id, runner);
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     db.finish_evaluation(eval_id, result);
     ++summary.evaluated;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <limits>
 
 namespace arbiter::pipeline::detail {
 
@@ -112,6 +113,17 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const fs::p
 
 } // namespace
 
+namespace {
+
+// A field the runtime writes as null when it has no finite value (rel_noise of fewer than two
+// samples, a median of zero: the stream-hold fallback of a call that synchronises) reads as fallback.
+double number_or(const nlohmann::json& doc, const char* key, double fallback) {
+  const auto it = doc.find(key);
+  return it != doc.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+} // namespace
+
 std::optional<store::measurement_record> read_timing(const fs::path& file) {
   std::ifstream in(file);
   if (!in) return std::nullopt;
@@ -119,15 +131,15 @@ std::optional<store::measurement_record> read_timing(const fs::path& file) {
   if (t.is_discarded() || !t.is_object() || !t.contains("median_ms")) return std::nullopt;
   store::measurement_record m;
   m.clock = t.value("clock", "");
-  m.median_ms = t.value("median_ms", 0.0);
-  m.p10_ms = t.value("p10_ms", 0.0);
-  m.p90_ms = t.value("p90_ms", 0.0);
-  m.mean_ms = t.value("mean_ms", 0.0);
-  m.rel_noise = t.value("rel_noise", 0.0);
-  m.samples = t.value("samples", std::int64_t{0});
+  m.median_ms = number_or(t, "median_ms", 0.0);
+  m.p10_ms = number_or(t, "p10_ms", 0.0);
+  m.p90_ms = number_or(t, "p90_ms", 0.0);
+  m.mean_ms = number_or(t, "mean_ms", 0.0);
+  m.rel_noise = number_or(t, "rel_noise", std::numeric_limits<double>::infinity()); // unknown: no bound
+  m.samples = static_cast<std::int64_t>(number_or(t, "samples", 0));
   m.method = t.value("method", "");
   if (t.contains("host_median_ms") && t["host_median_ms"].is_number()) m.host_median_ms = t["host_median_ms"].get<double>();
-  m.throttled = t.value("throttled_samples", std::int64_t{0});
+  m.throttled = static_cast<std::int64_t>(number_or(t, "throttled_samples", 0));
   return m;
 }
 

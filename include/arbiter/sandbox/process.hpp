@@ -11,7 +11,9 @@
 namespace arbiter::sandbox {
 
 struct resource_limits {
-  std::uint64_t max_file_bytes = 8ull << 30;  ///< RLIMIT_FSIZE
+  /// RLIMIT_FSIZE: a runaway writer stops here. Above the largest file a suite legitimately needs:
+  /// the core suite's MoE expert weights (state.pt) hold 22.5 GB.
+  std::uint64_t max_file_bytes = 32ull << 30;
   std::uint64_t max_open_files = 4096;        ///< RLIMIT_NOFILE
   std::uint64_t max_processes = 0;            ///< RLIMIT_NPROC; 0 = leave as is
   std::uint64_t address_space_bytes = 0;      ///< RLIMIT_AS; 0 = unlimited (CUDA needs it so)

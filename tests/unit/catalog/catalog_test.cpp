@@ -137,6 +137,23 @@ TEST_F(catalog_fixture, bad_meta_json_names_the_file) {
   }
 }
 
+TEST_F(catalog_fixture, integer_outputs_are_bitwise_unless_the_problem_gives_bounds) {
+  write("s/plain/reference.py", k_reference);
+  write("s/plain/problem.toml", "dtype = \"int8\"\n");
+  write("s/step/reference.py", k_reference);
+  write("s/step/problem.toml", "dtype = \"int8\"\n[tolerance]\natol = 1.0\nrtol = 0.0\n");
+  write("s/strict/reference.py", k_reference);
+  write("s/strict/problem.toml", "dtype = \"uint8\"\n[tolerance]\natol = 1.0\nmode = \"bitwise\"\n");
+  const suite s = load_suite(m_root / "s");
+  ASSERT_EQ(s.problems.size(), 3u);
+  EXPECT_EQ(s.find("plain")->tol.mode, tolerance_mode::bitwise);
+  const problem& step = *s.find("step");
+  EXPECT_EQ(step.tol.mode, tolerance_mode::allclose); // one code step accepted, as the file says
+  EXPECT_DOUBLE_EQ(step.tol.atol, 1.0);
+  EXPECT_DOUBLE_EQ(step.tol.rtol, 0.0);
+  EXPECT_EQ(s.find("strict")->tol.mode, tolerance_mode::bitwise);
+}
+
 TEST_F(catalog_fixture, baselines_resolve_the_sota_file_in_the_problem_folder) {
   write("s/p/reference.py", k_reference);
   write("s/p/sota.py", "class ModelSota: pass\n");

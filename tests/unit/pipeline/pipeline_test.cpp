@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -86,6 +87,20 @@ TEST_F(judge_fixture, matching_outputs_pass_with_speedup_from_medians) {
   ASSERT_EQ(j.measurements.size(), 2u);
   EXPECT_EQ(j.measurements[0].role, "baseline");
   EXPECT_EQ(j.measurements[1].role, "candidate");
+}
+
+TEST_F(judge_fixture, a_timing_with_null_fields_is_judged_not_thrown) {
+  // What the runtime writes for a call that synchronised inside the stream hold: one sample of zero.
+  candidate_outputs({1, 2, 3});
+  std::ofstream(eval() / "timing/0.json") << nlohmann::json{{"clock", "cuda_event"}, {"median_ms", 0.0}, {"p10_ms", 0.0},
+                                                            {"p90_ms", 0.0}, {"samples", 1}, {"rel_noise", nullptr},
+                                                            {"host_median_ms", nullptr}}.dump();
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
+  EXPECT_FALSE(j.speedup.has_value()); // no speedup from a zero time
+  ASSERT_EQ(j.measurements.size(), 2u);
+  EXPECT_TRUE(std::isinf(j.measurements[1].rel_noise));
+  EXPECT_FALSE(j.measurements[1].host_median_ms.has_value());
 }
 
 TEST_F(judge_fixture, wrong_outputs_are_incorrect_and_name_the_case) {
