@@ -45,6 +45,8 @@ void bundle_writer::add(const value_info& info, const void* data) {
 
 void bundle_writer::close() {
   if (m_closed) fail(ARB_E_ARG, "bundle " + m_path + ": closed twice");
+  // A value cut off by a failed write would make the file unreadable: it never becomes the bundle.
+  if (m_broken) fail(ARB_E_IO, "bundle " + m_path + ": not written: an earlier write failed");
   if (const int error = pwrite_all(m_fd, sizeof k_bundle_magic, &m_count, sizeof m_count); error != 0)
     io_fail("write of the count", error);
   const int close_rc = ::close(m_fd);
@@ -56,7 +58,10 @@ void bundle_writer::close() {
 
 void bundle_writer::write(const void* bytes, uint64_t nbytes) {
   if (nbytes == 0) return;
-  if (const int error = pwrite_all(m_fd, m_offset, bytes, nbytes); error != 0) io_fail("write", error);
+  if (const int error = pwrite_all(m_fd, m_offset, bytes, nbytes); error != 0) {
+    m_broken = true;
+    io_fail("write", error);
+  }
   m_offset += nbytes;
 }
 

@@ -23,7 +23,8 @@ public:
   /// runtime_failure(ARB_E_ARG) for an inconsistent description, ARB_E_IO on a write error.
   void add(const value_info& info, const void* data);
 
-  /// Writes the count, flushes and renames onto the final path. Throws runtime_failure(ARB_E_IO).
+  /// Writes the count, flushes and renames onto the final path. Throws runtime_failure(ARB_E_IO),
+  /// also after an add whose write failed (the temporary file is then removed, no bundle appears).
   void close();
 
 private:
@@ -36,6 +37,7 @@ private:
   uint64_t m_offset = 0;
   uint32_t m_count = 0;
   bool m_closed = false;
+  bool m_broken = false; ///< a write failed: close() refuses
 };
 
 } // namespace arbiter::runtime

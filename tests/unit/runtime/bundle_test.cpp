@@ -1,7 +1,17 @@
 // Tensor bundles (.arbb) and hashing through the C ABI of libarbiter_runtime.
 #include "arbiter/runtime/arbiter_runtime.h"
 
+#include "parallel_io.hpp"
+
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
 #include <xxhash.h>
 
 #include <cstring>
@@ -206,6 +216,44 @@ TEST(bundle, a_large_value_written_and_read_in_parallel_chunks_comes_back_byte_f
   arb_reader_close(reader);
   EXPECT_TRUE(got == big);
   fs::remove(path);
+}
+
+TEST(bundle, a_write_over_the_file_size_limit_is_an_io_error_and_leaves_no_bundle) {
+  // What a reference met on the H200 with an 8 GiB input set under RLIMIT_FSIZE; here 1 MiB, in a
+  // child so that the limit stays there. SIGXFSZ ignored, as the Python runner has it.
+  const fs::path path = temp_path("too_large.arbb");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{1 << 20, 1 << 20};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(2);
+    std::vector<unsigned char> big(4 << 20, 0x5A);
+    const int64_t shape[1] = {static_cast<int64_t>(big.size())};
+    arb_writer* writer = nullptr;
+    if (arb_writer_open(path.c_str(), &writer) != ARB_OK) ::_exit(3);
+    const int rc = arb_writer_add(writer, ARB_KIND_TENSOR, ARB_U8, 1, shape, big.data(), big.size());
+    const std::string message = arb_last_error();
+    const bool named = message.find(path.string()) != std::string::npos && message.find("File too large") != std::string::npos;
+    if (rc != ARB_E_IO || !named) ::_exit(4);
+    ::_exit(arb_writer_close(writer) == ARB_E_IO ? 0 : 5); // the cut-off value never becomes a bundle
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "child died by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
+}
+
+TEST(parallel_io, large_transfers_are_cut_small_ones_are_not) {
+  using arbiter::runtime::io_threads;
+  if (std::getenv("ARBITER_IO_THREADS") != nullptr) GTEST_SKIP() << "ARBITER_IO_THREADS is set";
+  const unsigned limit = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(io_threads(0), 1u);
+  EXPECT_EQ(io_threads(arbiter::runtime::k_parallel_io_bytes - 1), 1u);
+  EXPECT_EQ(io_threads(arbiter::runtime::k_parallel_io_bytes), std::min(limit, 4u)); // 16 MiB a thread at least
+  EXPECT_EQ(io_threads(uint64_t{1} << 40), limit);
 }
 
 TEST(bundle, a_file_that_shrinks_after_opening_is_an_io_error_naming_it) {
