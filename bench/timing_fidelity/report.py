@@ -12,6 +12,7 @@ METHODS = (
     ("cupti", "CUPTI kernel time (torch.profiler, median of per-call kernel sums)"),
     ("cupti_span", "CUPTI span (first kernel start to last kernel end)"),
     ("arbiter_cupti", "arbiter device time (CUPTI spans of its timed samples; what `arbiter eval` reports on cuda)"),
+    ("arbiter_busy", "CUPTI kernel time in arbiter's process (the same samples' kernel durations summed)"),
     ("arbiter", "arbiter held events (the runtime's median_ms)"),
     ("arbiter_host", "arbiter host latency"),
     ("kernelbench", "KernelBench (mean of 100 calls, each after a 256 MB flush)"),
@@ -68,6 +69,15 @@ def _row(values, reasons, reference):
     return row
 
 
+def _same_process_error(runs):
+    """Median over processes of (device time - kernel time) / kernel time, both from the probe of
+    the same process and the same samples: the error with no difference between processes in it."""
+    errors = [100.0 * (e["median_ms"] - e["busy_median_ms"]) / e["busy_median_ms"]
+              for e in (run.get("arbiter_probe") or {} for run in runs)
+              if e.get("ok") and isinstance(e.get("busy_median_ms"), (int, float)) and e["busy_median_ms"] > 0]
+    return statistics.median(errors) if errors else None
+
+
 def summarize(workload_runs):
     """{method: row} for one workload's {"arbiter": [...], "baselines": [...]} process results."""
     baselines = workload_runs["baselines"]
@@ -78,12 +88,15 @@ def summarize(workload_runs):
     kernelbench, kernelbench_why = _pick(baselines, "kernelbench", "mean_ms")
     do_bench, do_bench_why = _pick(baselines, "do_bench", "median_ms")
     arbiter_cupti, arbiter_cupti_why = _pick(workload_runs["arbiter"], "arbiter_probe", "median_ms")
+    arbiter_busy, arbiter_busy_why = _pick(workload_runs["arbiter"], "arbiter_probe", "busy_median_ms")
     host_why = arbiter_why or ["the runtime's timing JSON has no host latency key"]
     return {
         "reference_ms": reference,
         "cupti": _row(cupti, cupti_why, reference),
         "cupti_span": _row(span, span_why, reference),
         "arbiter_cupti": _row(arbiter_cupti, arbiter_cupti_why, reference),
+        "arbiter_busy": _row(arbiter_busy, arbiter_busy_why, reference),
+        "same_process_error_pct": _same_process_error(workload_runs["arbiter"]),
         "arbiter": _row(medians, arbiter_why, reference),
         "arbiter_host": _row(hosts, [] if hosts else host_why, reference),
         "kernelbench": _row(kernelbench, kernelbench_why, reference),
@@ -118,16 +131,20 @@ def workload_table(name, what, summary):
             continue
         error = "(reference)" if key == "cupti" else _pct(row.get("error_pct"), signed=True)
         lines.append(f"| {heading} | {_ms(row['value_ms'])} | {_pct(row.get('spread'))} | {error} | {row['processes']} |")
+    lines += ["", "arbiter device time against the kernel time of the same process and samples (median over "
+              f"processes): {_pct(summary.get('same_process_error_pct'), signed=True)}"]
     return "\n".join(lines) + "\n"
 
 
 def summary_table(doc):
-    keys = [key for key, _ in METHODS if key != "cupti_span"]
+    keys = [key for key, _ in METHODS if key not in ("cupti_span", "arbiter_busy")]
     headings = dict(METHODS)
-    lines = ["| workload | " + " | ".join(headings[k].split(" (")[0] for k in keys) + " |",
-             "|---|" + "---:|" * len(keys)]
+    lines = ["| workload | " + " | ".join(headings[k].split(" (")[0] for k in keys) +
+             " | arbiter device time against its own process's kernel time |",
+             "|---|" + "---:|" * (len(keys) + 1)]
     for name, summary in doc["summary"].items():
         cells = [_ms(summary["cupti"]["value_ms"])] + [_cell(summary[k]) for k in keys[1:]]
+        cells.append(_pct(summary.get("same_process_error_pct"), signed=True))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

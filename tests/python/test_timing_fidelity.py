@@ -76,3 +76,26 @@ def test_cupti_trace_is_split_into_calls_at_the_flush(tmp_path):
     assert len(calls) == 3
     assert [name for _, _, name in calls[0]] == ["Memset (Device)", "gemm", "relu"]
     assert sum(dur for _, dur, _ in calls[1]) == 40.0
+
+
+def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import report
+    import run
+    lib = tmp_path / "libarbiter_probe.so"
+    lib.write_text("")
+    probe = tmp_path / "probe.json"
+    # Three samples of two kernels with a gap (span > busy), a window without work, a case window.
+    windows = [{"label": "sample", "kernels": 2, "span_ns": 1100, "busy_ns": 1000} for _ in range(3)]
+    windows += [{"label": "sample", "kernels": 0, "span_ns": 0, "busy_ns": 0},
+                {"label": "case", "kernels": 5, "span_ns": 9000, "busy_ns": 9000}]
+    probe.write_text(json.dumps({"windows": windows}))
+    got = run.probe_spans(str(probe), str(lib), "cuda")
+    assert got == {"ok": True, "median_ms": 0.0011, "busy_median_ms": 0.001, "samples": 4}
+    assert run.probe_spans(str(probe), str(lib), "cpu")["skipped"] == "skipped: needs cuda"
+    runs = [{"arbiter_probe": got}, {"arbiter_probe": dict(got, median_ms=0.0012)}, {"arbiter_probe": {"ok": False}}]
+    summary = report.summarize({"arbiter": runs, "baselines": [{"cupti": {"ok": True, "median_ms": 0.001}}]})
+    assert abs(summary["same_process_error_pct"] - 15.0) < 1e-9  # median of +10% and +20%
+    assert abs(summary["arbiter_busy"]["value_ms"] - 0.001) < 1e-12
+    doc = {"summary": {"w": summary}}
+    assert "| +15.0% |" in report.summary_table(doc)
