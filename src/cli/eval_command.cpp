@@ -37,6 +37,9 @@ command eval_command() {
             app.add_option("suite", args->suite, "Suite folder (suite.toml + problems, or KernelBench levelN/)")->required();
             app.add_option("--solutions", args->solutions, "Solutions folder: <problem>/<model>/kernel.py")->required()->envname("ARBITER_SOLUTIONS");
             add_db_option(app, args->options.db);
+            app.add_option("--data-dir", args->options.data_dir,
+                           "Folder for runs, references and artifacts (default <db>.d; a tmpfs keeps bundles in memory)")
+                ->envname("ARBITER_DATA_DIR");
             app.add_option("--models", args->options.models, "Only these models")->delimiter(',');
             app.add_option("--problems", args->options.problems, "Only these problem ids")->delimiter(',');
             app.add_option("--device", args->options.device, "cpu or cuda (default: cuda when a GPU is usable)")->envname("ARBITER_DEVICE");

@@ -1,4 +1,5 @@
 """Each fault in tests/corpus/faults gets its own verdict and reason; the campaign goes on."""
+import os
 import pathlib
 import shutil
 import tomllib
@@ -61,3 +62,20 @@ def test_relative_database_path_works_from_any_folder(arbiter, tmp_path):
     arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--device", arbiter.device,
                 "--max-time", "0.3", cwd=tmp_path)
     assert arbiter.evaluations()[("scale_add", "correct", 0)]["verdict"] == "passed"
+
+
+def test_data_dir_holds_runs_and_artifacts_apart_from_the_database(arbiter, tmp_path):
+    """--data-dir: bundles, events and logs in their own folder (a tmpfs on a GPU machine)."""
+    solutions = _solutions(tmp_path)
+    for model in (solutions / "scale_add").iterdir():
+        if model.name != "correct":
+            shutil.rmtree(model)
+    data = tmp_path / "scratch"
+    arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--db", arbiter.db, "--device", arbiter.device,
+                "--max-time", "0.3", "--data-dir", str(data))
+    evaluation = arbiter.evaluations()[("scale_add", "correct", 0)]
+    assert evaluation["verdict"] == "passed"
+    assert not os.path.exists(arbiter.db + ".d")
+    assert (data / "reference").is_dir() and any((data / "evals").iterdir())
+    shown = arbiter.run("show", str(evaluation["id"]), "--db", arbiter.db).stdout
+    assert str(data) in shown  # the artifacts are found where they went

@@ -24,6 +24,9 @@ struct eval_options {
   std::filesystem::path suite_dir;
   std::filesystem::path solutions_dir;
   std::string db = "arbiter.db";
+  /// Runs, references and each evaluation's artifacts (bundles, events, logs); empty = "<db>.d".
+  /// A tmpfs here keeps the bundles in memory while the database stays where it is.
+  std::filesystem::path data_dir;
   std::vector<std::string> models;   ///< empty = all
   std::vector<std::string> problems; ///< empty = all
   std::string device;                ///< "cpu" | "cuda"; empty = cuda when a GPU is present
