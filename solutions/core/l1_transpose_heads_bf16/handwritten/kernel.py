@@ -31,50 +31,6 @@ _CUDA_SRC = r"""#include <ATen/cuda/CUDAContext.h>
 #include <cstdint>
 #define ARB_HD __host__ __device__ __forceinline__
 using bf16 = at::BFloat16;
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-__device__ __forceinline__ float warp_max(float v) {
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-// Sum over the block; every thread gets the total. Safe to call repeatedly.
-__device__ float block_sum(float v) {
-  __shared__ float part[32];
-  v = warp_sum(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-  __syncthreads();
-  const int warps = (blockDim.x + 31) >> 5;
-  v = (int)threadIdx.x < warps ? part[threadIdx.x] : 0.f;
-  if (threadIdx.x < 32) v = warp_sum(v);
-  if (threadIdx.x == 0) part[0] = v;
-  __syncthreads();
-  return part[0];
-}
-
-__device__ float block_max(float v) {
-  __shared__ float part[32];
-  v = warp_max(v);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-  __syncthreads();
-  const int warps = (blockDim.x + 31) >> 5;
-  v = (int)threadIdx.x < warps ? part[threadIdx.x] : -INFINITY;
-  if (threadIdx.x < 32) v = warp_max(v);
-  if (threadIdx.x == 0) part[0] = v;
-  __syncthreads();
-  return part[0];
-}
-
-static unsigned grid_for(int64_t n, int threads) {
-  const int64_t blocks = (n + threads - 1) / threads;
-  return (unsigned)(blocks < 65535 * 16 ? blocks : 65535 * 16);
-}
 """ + _COMMON + r"""
 // n / div for n < 2^31 as a multiply-high, an add and a shift (as PyTorch's IntDivider does): three such
 // divisions per 16-byte piece would otherwise cost more issue slots than the copy itself.
