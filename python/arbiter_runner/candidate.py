@@ -3,15 +3,20 @@ weights, runs it on the exchanged inputs, writes its outputs, then times it. It 
 seeds, the problem file or expected outputs."""
 import json
 import os
+import time
 
 import torch
 
 from . import guard_checks, problem, tensors
 from .bundle import read_bundle, write_bundle
 from .phases import case_path, phase, shape_path, timing_path
+from .sealed import Sealed
 from .timing import Capture, harness_stream, time_model
 
 MAX_STRESS_SCALES = 16
+# Held from before the solution loads: the fresh call's wall time does not go through a clock the
+# solution could replace.
+_perf_counter = time.perf_counter
 
 
 def _load(job, events):
@@ -52,7 +57,7 @@ def _build(job, runtime, events, module, shape_idx):
     return model
 
 
-def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
+def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes, sealed):
     """Runs one case; returns the byte sizes of its outputs, to poison the next case with."""
     device = job["device"]
     with phase(events, "case", shape_idx=shape_idx, seed_idx=seed_idx):
@@ -73,28 +78,37 @@ def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes):
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
         # The re-runs follow the reference's mutation sets (none on the later input sets of a large
         # case); the orchestrator expects a re-run wherever the reference wrote one.
-        if job.get("guard", False) and os.path.exists(case_path(job["exchange_dir"], shape_idx, seed_idx, "mutation.arbb")):
-            _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs)
+        fresh = {}
+        if job.get("guard", False) and sealed.has(case_path("", shape_idx, seed_idx, "mutation.arbb")):
+            fresh = {"fresh_call_ms": _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs, sealed)}
     events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
-                output_types=types, aliases=aliases)
+                output_types=types, aliases=aliases, **fresh)
     return tensors.nbytes_of(outputs)
 
 
 def _call_and_write(job, runtime, model, inputs, path):
+    """Calls the model once and writes its outputs; returns the call's wall time in ms (the device
+    synchronised), the write left out."""
+    start = _perf_counter()
     outputs = tensors.normalise_outputs(model(*inputs))
     tensors.synchronize(job["device"])
+    wall_ms = (_perf_counter() - start) * 1e3
     write_bundle(runtime, path, outputs)
+    return wall_ms
 
 
-def _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs):
-    """The mutation re-run (the same input tensors overwritten in place with the mutation set) and
-    the determinism re-run (the original contents copied back, called again)."""
+def _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs, sealed):
+    """The mutation re-run (the same input tensors overwritten in place with the sealed mutation
+    set) and the determinism re-run (the original contents copied back, called again). Returns the
+    mutation call's wall time: the cost of a call on inputs the solution could not know in advance."""
     device = job["device"]
-    exchange = job["exchange_dir"]
-    guard_checks.overwrite_inputs(inputs, read_bundle(runtime, case_path(exchange, shape_idx, seed_idx, "mutation.arbb"), device))
-    _call_and_write(job, runtime, model, inputs, case_path(job["output_dir"], shape_idx, seed_idx, "mutation.arbb"))
-    guard_checks.overwrite_inputs(inputs, read_bundle(runtime, case_path(exchange, shape_idx, seed_idx, "inputs.arbb"), device))
+    mutation = case_path("", shape_idx, seed_idx, "mutation.arbb")
+    guard_checks.overwrite_inputs(inputs, read_bundle(runtime, sealed.path(mutation), device))
+    sealed.close(mutation)
+    fresh_ms = _call_and_write(job, runtime, model, inputs, case_path(job["output_dir"], shape_idx, seed_idx, "mutation.arbb"))
+    guard_checks.overwrite_inputs(inputs, read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device))
     _call_and_write(job, runtime, model, inputs, case_path(job["output_dir"], shape_idx, seed_idx, "repeat.arbb"))
+    return fresh_ms
 
 
 def _stress(job, runtime, events, model, shape_idx):
@@ -120,6 +134,8 @@ def _time(job, runtime, events, model, shape_idx, large):
         time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx), capture,
                    group=shape_idx)
         if capture is not None:
+            if capture.tampered():
+                events.emit("integrity", stage="timing", patched=capture.tampered())
             _write_captures(job, runtime, shape_idx, capture.finish(), len(input_sets))
     events.emit("timed", shape_idx=shape_idx)
 
@@ -145,13 +161,14 @@ def _observe(events, watch, stage):
 def run(job, runtime, events):
     """Runs every shape; raises PhaseFailed after writing an error event."""
     watch = guard_checks.Watch(runtime) if job.get("guard", False) else None
+    sealed = Sealed(job.get("sealed_dir"))  # before the import: the solution never sees the folder's files
     module = _load(job, events)
     _observe(events, watch, "after_load")
     for shape_idx, _shape in enumerate(job["shapes"]):
         model = _build(job, runtime, events, module, shape_idx)
         poison_sizes = []
         for seed_idx in range(int(job["num_seeds"])):
-            poison_sizes = _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes)
+            poison_sizes = _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes, sealed)
         if job.get("guard", False):
             _stress(job, runtime, events, model, shape_idx)
         _time(job, runtime, events, model, shape_idx, tensors.is_large(poison_sizes, job))

@@ -1,7 +1,9 @@
 """The reference's share of the guard's dynamic checks (docs/guard.md): for each case a mutation
 set (the inputs with a random block replaced by fresh values, for the in-place mutation re-run),
 per shape the stress sets (input set 0 scaled by each of the problem's stress scales) and a float64
-expected output for float32 problems. Inputs go to the exchange, expected outputs to expected/."""
+expected output for float32 problems. Inputs go to the exchange, expected outputs to expected/;
+mutation sets to the sealed folder, which candidates receive emptied into descriptors before their
+solution is imported (sealed.py)."""
 import copy
 
 import torch
@@ -35,7 +37,7 @@ def write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inp
     seed = (int(job["seeds"][seed_idx]) ^ MUTATION_SALT) & ((1 << 63) - 1)
     fresh = problem.make_inputs(module, params, seed, job["device"])
     mutated = _mutated(inputs, fresh, torch.Generator().manual_seed(seed))
-    write_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "mutation.arbb"), mutated)
+    write_bundle(runtime, case_path(job["sealed_dir"], shape_idx, seed_idx, "mutation.arbb"), mutated)
     outputs = tensors.normalise_outputs(model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in mutated]))
     write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "mutation.arbb"), outputs)
 

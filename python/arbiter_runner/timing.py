@@ -13,6 +13,9 @@ from . import runtime as rt
 _CHOOSER = random.SystemRandom()
 
 
+_CAPTURE_FIELDS = ("probability", "limit", "kept", "last")
+
+
 class Capture:
     """Outputs of timed calls kept for the orchestrator to verify: a random few, cloned right after
     their call returned, and the last call's. `kept` holds (call_idx, [tensors])."""
@@ -28,6 +31,14 @@ class Capture:
         if len(self.kept) < self.limit and _CHOOSER.random() < self.probability:
             self.kept.append((call_idx, _cloned(out)))
 
+    def tampered(self):
+        """Dotted names of what was changed on this capture while the timed calls ran: attributes it
+        never sets (an `after` stored on the instance), or a class swapped."""
+        names = [f"arbiter_runner.timing.Capture.{attr} (instance)" for attr in vars(self) if attr not in _CAPTURE_FIELDS]
+        if type(self) is not Capture:
+            names.append("arbiter_runner.timing.Capture (class)")
+        return names
+
     def finish(self):
         """Every capture, the last call's included (cloned now that no call can overwrite it)."""
         if self.last is not None and all(idx != self.last[0] for idx, _ in self.kept):
@@ -41,14 +52,12 @@ def _cloned(out):
 
 
 class _Call:
-    """The callback state: input sets, the last call's output (handed to the Capture by the
-    after-call hook, outside the timed span, so a clone never adds to a sample), and the first
-    exception a forward raised."""
+    """The callback state: input sets, the last call's output and the first exception a forward
+    raised."""
 
-    def __init__(self, model, input_sets, capture=None):
+    def __init__(self, model, input_sets):
         self.model = model
         self.input_sets = input_sets
-        self.capture = capture
         self.last = None
         self.error = None
 
@@ -61,15 +70,23 @@ class _Call:
             self.error = exc
             return 1
 
-    def after_call(self, _user, call_idx):
+
+def _after_call(call, keep):
+    """The after-call hook: hands the last call's output to `keep` (a Capture's `after`, bound once
+    before timing starts, so that replacing the Capture's attributes from a forward changes nothing)
+    outside the timed span, so a clone never adds to a sample."""
+
+    def after_call(_user, call_idx):
         try:
-            out, self.last = self.last, None
-            if self.capture is not None:
-                self.capture.after(call_idx, out)
+            out, call.last = call.last, None
+            if keep is not None:
+                keep(call_idx, out)
             return 0
         except BaseException as exc:  # noqa: B902
-            self.error = exc
+            call.error = exc
             return 1
+
+    return after_call
 
 
 def _config(device, timing, group, after_call):
@@ -98,9 +115,9 @@ def time_model(runtime, model, input_sets, device, timing, json_path, capture=No
     arb_timing_result as a dict. A forward's exception is re-raised as is. With a Capture, some
     outputs of timed calls are kept for verification. group names the probe's windows (the shape)."""
     os.makedirs(os.path.dirname(os.fspath(json_path)) or ".", exist_ok=True)
-    call = _Call(model, input_sets, capture)
+    call = _Call(model, input_sets)
     callback = rt.CALL_FN(call)  # both kept referenced for the whole arb_time call
-    after_call = rt.CALL_FN(call.after_call)
+    after_call = rt.CALL_FN(_after_call(call, capture.after if capture is not None else None))
     config = _config(device, timing, group, after_call)
     if device == "cuda":
         torch.cuda.synchronize()  # also makes the device's context current on this thread

@@ -1,6 +1,9 @@
 // Dynamic rules: what the run showed → catalog patterns.
 #include "arbiter/guard/dynamic_rules.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 
 namespace arbiter::guard {
@@ -47,6 +50,18 @@ void check_findings(const run_evidence& e, std::vector<finding>& out) {
   }
 }
 
+// T5 through timing: known inputs served faster than any unseen input can be computed.
+void work_findings(const run_evidence& e, std::vector<finding>& out) {
+  for (const auto& w : e.work) {
+    if (w.fresh_ms < k_work_floor_ms || w.timed_ms * k_work_ratio >= w.fresh_ms) continue;
+    out.push_back(dynamic("T5", severity::reject,
+                          fmt::format("shape {}: timed calls took {:.4g} ms (median) where a call on inputs it had not seen "
+                                      "took {:.4g} ms at the fastest ({:.0f}× more): work done before the timed calls or "
+                                      "skipped in them", w.shape, w.timed_ms, w.fresh_ms, w.fresh_ms / std::max(w.timed_ms, 1e-9))));
+    return; // one finding says it
+  }
+}
+
 } // namespace
 
 std::vector<finding> dynamic_findings(const run_evidence& e) {
@@ -66,6 +81,7 @@ std::vector<finding> dynamic_findings(const run_evidence& e) {
   if (!e.poisoned.empty()) out.push_back(dynamic("S2", severity::reject, "left its output unwritten: " + e.poisoned));
   if (!e.channel.empty()) out.push_back(dynamic("H3", severity::reject, "the result channel was forged: " + joined(e.channel)));
   check_findings(e, out);
+  work_findings(e, out);
   probe_findings(e.probe, out);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 namespace arbiter::pipeline::detail {
 
@@ -154,7 +155,29 @@ void observations(guard::run_evidence& e, const runner_events& events, const run
   if (events.after_done > 0) e.channel.push_back(std::to_string(events.after_done) + " events after 'done'");
 }
 
+double fastest_fresh_call(const runner_events& events, std::size_t shape_idx) {
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const auto& c : events.cases)
+    if (c.value("shape_idx", -1) == static_cast<int>(shape_idx) && c.contains("fresh_call_ms") && c["fresh_call_ms"].is_number())
+      fastest = std::min(fastest, c["fresh_call_ms"].get<double>());
+  return fastest;
+}
+
 } // namespace
+
+std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events,
+                                           const std::vector<store::measurement_record>& measurements) {
+  std::vector<guard::work_check> checks;
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    const double fresh = fastest_fresh_call(events, shape_idx);
+    const auto timed = std::find_if(measurements.begin(), measurements.end(), [&](const auto& m) {
+      return m.role == "candidate" && m.shape == ctx.shapes[shape_idx].name;
+    });
+    if (!std::isfinite(fresh) || timed == measurements.end()) continue;
+    checks.push_back({ctx.shapes[shape_idx].name, fresh, std::max(timed->median_ms, timed->host_median_ms.value_or(0.0))});
+  }
+  return checks;
+}
 
 guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
                                      const fs::path& ref_dir, const fs::path& eval_dir, const case_passes& passed,

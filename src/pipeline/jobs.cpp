@@ -45,6 +45,7 @@ nlohmann::json reference_job(const job_context& ctx, const catalog::problem& pro
   job["stress_scales"] = problem.stress_scales;
   job["float64_check"] = problem.dtype == "float32";
   job["exchange_dir"] = (ref_dir / "exchange").string();
+  job["sealed_dir"] = (ref_dir / "sealed").string();
   job["output_dir"] = (ref_dir / "expected").string();
   job["timing_dir"] = (ref_dir / "timing").string();
   job["events_file"] = (ref_dir / "events.jsonl").string();
@@ -56,6 +57,7 @@ nlohmann::json candidate_job(const job_context& ctx, const fs::path& entry, cons
   nlohmann::json job = common_job(ctx, "candidate");
   job["solution_file"] = entry.string();
   job["exchange_dir"] = (ref_dir / "exchange").string();
+  job["sealed_dir"] = (eval_dir / "sealed").string();
   job["output_dir"] = (eval_dir / "outputs").string();
   job["timing_dir"] = (eval_dir / "timing").string();
   job["events_file"] = (eval_dir / "events.jsonl").string();

@@ -167,6 +167,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
   j.findings = guard::static_findings(run.facts, problem.rule);
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
+  evidence.work = work_checks(ctx, run.events, j.measurements);
   attach_probe(ctx, problem, run, eval_dir, probe, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();

@@ -29,8 +29,9 @@ sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mod
 std::string reference_key(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
                           const std::string& hardware_fingerprint, bool probe) {
   nlohmann::json identity = job;
-  for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "output_dir", "timing_dir", "events_file"})
+  for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "sealed_dir", "output_dir", "timing_dir", "events_file"})
     identity.erase(path_key);
+  identity["layout"] = k_reference_layout;
   identity["problem_hash"] = problem.hash;
   identity["hardware"] = hardware_fingerprint;
   identity["python"] = ctx.options.python;
@@ -109,6 +110,22 @@ static nlohmann::json extract_facts(const job_context& ctx, const fs::path& work
   return facts;
 }
 
+void hand_over_sealed(const fs::path& from, const fs::path& to) {
+  if (!fs::exists(from)) return; // no guard sets
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path target = to / fs::relative(it->path(), from);
+    if (it->is_directory()) {
+      fs::create_directories(target);
+      continue;
+    }
+    std::error_code link_ec;
+    fs::create_hard_link(it->path(), target, link_ec);
+    if (link_ec) fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing);
+  }
+  if (ec) ARB_THROW(io_error, "cannot read the sealed sets in " + from.string() + ": " + ec.message());
+}
+
 void copy_solution(const catalog::solution& solution, const fs::path& work) {
   fs::create_directories(work);
   for (const auto& rel : solution.files) {
@@ -141,6 +158,7 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
   copy_solution(solution, work);
   const fs::path job_file = eval_dir / "job.json";
   write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
+  hand_over_sealed(ref_dir / "sealed", eval_dir / "sealed");
   candidate_run run;
   run.facts = extract_facts(ctx, work, eval_dir, runner);
   const candidate_paths paths{data_dir, eval_dir, cache_root(data_dir) / solution.model, ref_dir / "exchange"};

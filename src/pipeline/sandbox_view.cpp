@@ -86,6 +86,16 @@ void own_tree(const fs::path& root, const sandbox::isolation& isolation) {
     change_owner(it->path(), isolation);
 }
 
+// The folders of a tree to the sandbox user, its files left as they are: the runner may empty the
+// folders, but a file hard-linked from the reference stays read-only to the candidate.
+void own_folders(const fs::path& root, const sandbox::isolation& isolation) {
+  if (!fs::exists(root)) return;
+  change_owner(root, isolation);
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory()) change_owner(it->path(), isolation);
+}
+
 void readable_tree(const fs::path& root) {
   constexpr auto read_all = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
   constexpr auto enter_all = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
@@ -130,6 +140,7 @@ void prepare_candidate_files(const sandbox::isolation& isolation, const candidat
     own_tree(paths.cache_dir, isolation);
     for (const char* folder : {"outputs", "timing"})
       if (candidate) own_tree(paths.own_dir / folder, isolation);
+    if (candidate) own_folders(paths.own_dir / "sealed", isolation);
     const fs::path events = paths.own_dir / "events.jsonl";
     if (!std::ofstream(events, std::ios::app)) ARB_THROW(io_error, "sandbox: cannot create " + events.string());
     change_owner(events, isolation);

@@ -2,6 +2,7 @@
 docs/protocol.md describes them, and the real `python3 -m arbiter_runner` run on them."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -69,7 +70,7 @@ def reference_job(root, runtime_lib, problem_file, shapes, seeds=(123, 456)):
         "mode": "reference", "device": "cpu", "runtime_lib": runtime_lib, "problem_file": problem_file,
         "exchange_dir": os.path.join(root, "ref", "exchange"), "output_dir": os.path.join(root, "ref", "expected"),
         "timing_dir": os.path.join(root, "ref", "timing"), "events_file": os.path.join(root, "ref", "events.jsonl"),
-        "weights_seed": 42, "seeds": list(seeds), "num_seeds": len(seeds), "shapes": shapes, "timing": FAST_TIMING,
+        "sealed_dir": os.path.join(root, "ref", "sealed"), "weights_seed": 42, "seeds": list(seeds), "num_seeds": len(seeds), "shapes": shapes, "timing": FAST_TIMING,
     }
 
 
@@ -78,7 +79,11 @@ def candidate_job(root, ref_job, solution_file, name="cand"):
     job = {key: ref_job[key] for key in ("device", "runtime_lib", "exchange_dir", "weights_seed", "num_seeds",
                                          "shapes", "timing")}
     job.update({"mode": "candidate", "solution_file": solution_file, "output_dir": os.path.join(root, "outputs"),
-                "timing_dir": os.path.join(root, "timing"), "events_file": os.path.join(root, "events.jsonl")})
+                "timing_dir": os.path.join(root, "timing"), "events_file": os.path.join(root, "events.jsonl"),
+                "sealed_dir": os.path.join(root, "sealed")})
+    # The orchestrator's share: the reference's sealed sets, copied into the candidate's own folder.
+    if os.path.isdir(ref_job["sealed_dir"]):
+        shutil.copytree(ref_job["sealed_dir"], job["sealed_dir"], dirs_exist_ok=True)
     return job
 
 

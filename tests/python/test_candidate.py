@@ -184,7 +184,7 @@ def test_a_large_case_is_re_run_on_input_set_0_only(runtime_lib, tmp_path):
     ref = dict(reference_job(tmp_path, runtime_lib, problem_file, [LINEAR_RELU_SHAPE], seeds=[11, 22, 33]),
                guard=True, large_case_bytes=1)
     assert run_runner("reference", ref, tmp_path).returncode == 0
-    mutations = [os.path.exists(os.path.join(ref["exchange_dir"], "0", str(s), "mutation.arbb")) for s in range(3)]
+    mutations = [os.path.exists(os.path.join(ref["sealed_dir"], "0", str(s), "mutation.arbb")) for s in range(3)]
     assert mutations == [True, False, False]
     solution_file = write_source(tmp_path / "work" / "kernel.py", CORRECT)
     job = dict(candidate_job(tmp_path, ref, solution_file), guard=True, large_case_bytes=1)
@@ -194,3 +194,55 @@ def test_a_large_case_is_re_run_on_input_set_0_only(runtime_lib, tmp_path):
         assert [os.path.exists(os.path.join(job["output_dir"], "0", str(s), name)) for s in range(3)] == [True, False, False]
     with open(os.path.join(job["output_dir"], "0", "timed.json"), encoding="utf-8") as file:
         assert 1 <= len(json.load(file)) <= 2  # one random timed output and the last
+
+
+def test_mutation_sets_are_sealed_before_the_solution_is_imported(runtime, runtime_lib, tmp_path):
+    problem_file = write_source(tmp_path / "problem" / "reference.py", LINEAR_RELU)
+    ref = dict(reference_job(tmp_path, runtime_lib, problem_file, [LINEAR_RELU_SHAPE], seeds=[11, 22]), guard=True)
+    assert run_runner("reference", ref, tmp_path).returncode == 0
+    assert not os.path.exists(os.path.join(ref["exchange_dir"], "0", "0", "mutation.arbb"))
+    sealed_dir = os.path.join(str(tmp_path), "cand", "sealed")
+    # At import the solution looks for every file the orchestrator handed over.
+    solution_file = write_source(tmp_path / "work" / "kernel.py", patched(f"""
+    import os, sys
+    SEEN = [os.path.join(d, f) for d, _, files in os.walk({sealed_dir!r}) for f in files]
+    print("sealed files seen at import:", len(SEEN), file=sys.stderr)
+    """))
+    job = dict(candidate_job(tmp_path, ref, solution_file), guard=True)
+    assert sorted(os.listdir(os.path.join(job["sealed_dir"], "0"))) == ["0", "1"]
+    result = run_runner("candidate", job, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "sealed files seen at import: 0" in result.stderr
+    assert os.listdir(job["sealed_dir"]) == []
+    cases = result.of("case")
+    assert [c["seed_idx"] for c in cases] == [0, 1] and all(c["fresh_call_ms"] > 0 for c in cases)
+    for seed_idx in range(2):  # the re-run on the sealed set still follows it
+        got = read_outputs(runtime, job["output_dir"], 0, seed_idx, "mutation.arbb")
+        expected = read_outputs(runtime, ref["output_dir"], 0, seed_idx, "mutation.arbb")
+        assert torch.allclose(got[0], expected[0], atol=1e-6)
+
+
+def test_replacing_the_timed_capture_from_a_forward_changes_nothing_and_is_reported(reference_run, tmp_path):
+    # The forward climbs to the harness's frames and replaces the Capture's `after` on the instance.
+    source = patched("""
+    import sys
+    _plain = ModelNew.forward
+
+    def forward(self, x):
+        frame = sys._getframe(1)
+        while frame is not None:
+            capture = frame.f_locals.get("capture")
+            if capture is not None and hasattr(capture, "kept"):
+                capture.after = lambda *args: None
+            frame = frame.f_back
+        return _plain(self, x)
+    ModelNew.forward = forward
+    """)
+    solution_file = write_source(tmp_path / "work" / "kernel.py", source)
+    job = dict(candidate_job(tmp_path, reference_run, solution_file), guard=True)
+    result = run_runner("candidate", job, tmp_path)
+    assert result.returncode == 0, result.stderr
+    patched_names = [name for e in result.of("integrity") for name in e["patched"]]
+    assert "arbiter_runner.timing.Capture.after (instance)" in patched_names
+    with open(os.path.join(job["output_dir"], "0", "timed.json"), encoding="utf-8") as file:
+        assert len(json.load(file)) >= 1  # the capture bound before timing kept every output it chose

@@ -19,6 +19,20 @@ struct output_check {
   bool matches_other_set = false; ///< timed: the output is another input set's expected output
 };
 
+/// One shape's work check (T5): the fastest call on inputs the solution could not know in advance
+/// (the re-run on a sealed mutation set) against the timed calls, which repeat known input sets.
+struct work_check {
+  std::string shape;
+  double fresh_ms = 0; ///< the fastest sealed-set call's wall time, device synchronised
+  double timed_ms = 0; ///< the timed calls' median: the larger of device time and host latency
+};
+
+/// A timed median this many times below the fresh call's, with the fresh call at least
+/// k_work_floor_ms long (below that, launch and synchronisation costs dominate both), is work done
+/// before the timed calls or skipped in them.
+inline constexpr double k_work_ratio = 8.0;
+inline constexpr double k_work_floor_ms = 0.2;
+
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)
   std::vector<std::string> thread_leaks; ///< Python threads alive after load or calls that were not before
@@ -30,6 +44,7 @@ struct run_evidence {
   bool reference_mutates = false;        ///< the reference itself works in place
   std::string poisoned;                  ///< non-empty: an output still holds the allocator poison
   std::vector<std::string> channel;      ///< anomalies of the result channel (events, files)
+  std::vector<work_check> work;          ///< per timed shape with a sealed-set re-run
   probe_evidence probe;                  ///< the CUPTI probe's account (probe_rules.hpp)
 };
 

@@ -4,6 +4,7 @@
 /// and the candidate, docs/guard.md) and the runner's observations from its events.
 #include "arbiter/catalog/problem.hpp"
 #include "arbiter/guard/dynamic_rules.hpp"
+#include "arbiter/store/records.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
 #include "detail/runs.hpp"
 
@@ -22,5 +23,11 @@ using case_passes = std::vector<bool>;
 guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
                                      const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
                                      const case_passes& passed, verify::bundle_cache& bundles);
+
+/// Per shape, the fastest sealed-set re-run (the case events' fresh_call_ms) beside the candidate's
+/// timed median from `measurements` (the larger of device time and host latency). Shapes without
+/// either are left out.
+std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events,
+                                           const std::vector<store::measurement_record>& measurements);
 
 } // namespace arbiter::pipeline::detail

@@ -55,6 +55,14 @@ std::filesystem::path cache_root(const std::filesystem::path& data_dir);
 /// Copies a solution's files into work (created if needed).
 void copy_solution(const catalog::solution& solution, const std::filesystem::path& work);
 
+/// The reference folder's layout, part of its cache key: 2 since mutation sets are sealed.
+inline constexpr int k_reference_layout = 2;
+
+/// The reference's sealed sets (mutation sets, docs/guard.md) into an evaluation's own sealed/
+/// folder: hard links where the file system allows, else copies. The runner empties the folder
+/// before the solution is imported.
+void hand_over_sealed(const std::filesystem::path& from, const std::filesystem::path& to);
+
 /// "<Type>: <message>" of an error event, shortened to one line.
 std::string error_line(const nlohmann::json& error);
 

@@ -121,6 +121,20 @@ TEST(dynamic_rules, observations_map_to_patterns) {
   EXPECT_FALSE(has(found, "S7", severity::reject));
 }
 
+TEST(dynamic_rules, timed_calls_far_faster_than_a_call_on_unseen_inputs_are_T5) {
+  run_evidence e;
+  e.work = {{"4k", 0.15, 0.001}}; // under the floor: launch and synchronisation dominate
+  EXPECT_TRUE(dynamic_findings(e).empty());
+  e.work = {{"4k", 2.0, 0.9}, {"odd", 1.0, 0.6}}; // honest: a fresh call costs about a timed one
+  EXPECT_TRUE(dynamic_findings(e).empty());
+  e.work.push_back({"4m", 12.0, 0.1}); // served from a table or a memo: 120x
+  const auto found = dynamic_findings(e);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "T5");
+  EXPECT_EQ(found[0].level, severity::reject);
+  EXPECT_NE(found[0].evidence.find("shape 4m"), std::string::npos) << found[0].evidence;
+}
+
 probe_evidence clean_probe() {
   probe_evidence e;
   e.expected = e.present = true;
