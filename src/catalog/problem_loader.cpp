@@ -5,6 +5,8 @@
 #include "arbiter/common/file.hpp"
 #include "arbiter/common/hash.hpp"
 
+#include <fmt/format.h>
+
 #include <set>
 
 namespace arbiter::catalog::detail {
@@ -23,6 +25,10 @@ void check_reference(const fs::path& file) {
                                   std::string(needed) + "'");
 }
 
+// Above one element in ten thousand an allowance would hide a real fault (a wrong tail, a skipped
+// block), not a rounding boundary.
+constexpr double k_max_mismatch_fraction = 1e-4;
+
 tolerance read_tolerance(const toml_view& t, tolerance base, const std::string& where) {
   const auto atol = t.number("atol"), rtol = t.number("rtol");
   base.atol = atol.value_or(base.atol);
@@ -36,6 +42,10 @@ tolerance read_tolerance(const toml_view& t, tolerance base, const std::string& 
   else ARB_THROW(config_error, where + ": key 'tolerance.mode': expected allclose or bitwise, found '" + mode + "'");
   if (base.atol < 0 || base.rtol < 0)
     ARB_THROW(config_error, where + ": keys 'tolerance.atol' and 'tolerance.rtol': expected numbers ≥ 0");
+  base.mismatch_fraction = t.number("mismatch_fraction").value_or(base.mismatch_fraction);
+  if (!(base.mismatch_fraction >= 0 && base.mismatch_fraction <= k_max_mismatch_fraction))
+    ARB_THROW(config_error, where + ": key 'tolerance.mismatch_fraction': expected a number from 0 to " +
+                                fmt::format("{:g}", k_max_mismatch_fraction) + ", found " + fmt::format("{:g}", base.mismatch_fraction));
   return base;
 }
 

@@ -124,7 +124,15 @@ tally compare_elements(const value& expected, const value& actual, const catalog
 
 std::string tolerance_text(const catalog::tolerance& tol) {
   if (tol.mode == catalog::tolerance_mode::bitwise) return "bitwise equality";
+  if (tol.mismatch_fraction > 0)
+    return fmt::format("atol={:g} rtol={:g} (up to a {:g} share of elements allowed)", tol.atol, tol.rtol, tol.mismatch_fraction);
   return fmt::format("atol={:g} rtol={:g}", tol.atol, tol.rtol);
+}
+
+// Mismatches the tolerance lets pass: a share of all elements, never a non-finite one.
+bool within_allowance(const tally& whole, const catalog::tolerance& tol) {
+  const auto allowed = static_cast<std::int64_t>(tol.mismatch_fraction * static_cast<double>(whole.numel));
+  return whole.mismatches <= allowed && (whole.mismatches == 0 || whole.nonfinite == 0);
 }
 
 void copy_counts(const tally& whole, check& out) {
@@ -162,7 +170,8 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
     }
   }
   copy_counts(whole, out);
-  out.ok = out.mismatches == 0;
+  out.ok = within_allowance(whole, tol);
+  if (out.ok) out.reason.clear();
   return out;
 }
 

@@ -16,6 +16,10 @@ struct tolerance {
   double atol = 1e-3;
   double rtol = 1e-3;
   tolerance_mode mode = tolerance_mode::allclose;
+  /// Elements of all outputs together that may fall outside atol/rtol, as a fraction of the
+  /// elements (rounded down; none by default). For quantised outputs whose block scale can flip at
+  /// a rounding boundary; a non-finite element is never allowed.
+  double mismatch_fraction = 0;
 };
 
 /// One case set: a name, the devices it runs on, and keyword arguments for get_inputs /

@@ -154,6 +154,17 @@ TEST_F(catalog_fixture, integer_outputs_are_bitwise_unless_the_problem_gives_bou
   EXPECT_EQ(s.find("strict")->tol.mode, tolerance_mode::bitwise);
 }
 
+TEST_F(catalog_fixture, a_mismatch_share_is_read_and_bounded) {
+  write("s/q/reference.py", k_reference);
+  write("s/q/problem.toml", "dtype = \"int8\"\n[tolerance]\natol = 1.0\nmismatch_fraction = 1e-6\n");
+  EXPECT_DOUBLE_EQ(load_suite(m_root / "s").find("q")->tol.mismatch_fraction, 1e-6);
+  write("t/q/reference.py", k_reference);
+  write("t/q/problem.toml", "[tolerance]\nmismatch_fraction = 0.01\n");
+  const std::string message = load_error(m_root / "t");
+  EXPECT_NE(message.find("problem.toml"), std::string::npos) << message;
+  EXPECT_NE(message.find("tolerance.mismatch_fraction"), std::string::npos) << message;
+}
+
 TEST_F(catalog_fixture, baselines_resolve_the_sota_file_in_the_problem_folder) {
   write("s/p/reference.py", k_reference);
   write("s/p/sota.py", "class ModelSota: pass\n");

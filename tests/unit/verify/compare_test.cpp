@@ -51,6 +51,23 @@ TEST(compare, nan_or_inf_in_output_fails_even_with_huge_tolerance) {
   EXPECT_EQ(result.nonfinite, 1);
 }
 
+TEST(compare, a_mismatch_share_lets_that_many_elements_through_and_never_a_non_finite_one) {
+  std::vector<float> expected(1000, 1.0f), got(1000, 1.0f);
+  got[10] = got[500] = 3.0f;
+  tolerance share = k_tol;
+  share.mismatch_fraction = 2e-3; // two of a thousand
+  auto result = arbiter::verify::compare_values({f32(expected)}, {f32(got)}, share);
+  EXPECT_TRUE(result.ok) << result.reason;
+  EXPECT_EQ(result.mismatches, 2);
+  got[900] = 3.0f; // a third is one too many
+  result = arbiter::verify::compare_values({f32(expected)}, {f32(got)}, share);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.reason.find("share of elements allowed"), std::string::npos) << result.reason;
+  got[900] = 1.0f;
+  got[500] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(arbiter::verify::compare_values({f32(expected)}, {f32(got)}, share).ok);
+}
+
 TEST(compare, dtype_shape_and_count_must_match_exactly) {
   value as_f64 = f32({1, 2});
   as_f64.dtype = ARB_F64;
