@@ -88,7 +88,8 @@ def _run_case(job, runtime, events, model, shape_idx, seed_idx, poison_sizes, se
 
 def _call_and_write(job, runtime, model, inputs, path):
     """Calls the model once and writes its outputs; returns the call's wall time in ms (the device
-    synchronised), the write left out."""
+    synchronised before and after: the overwrite of the inputs is not the call's), the write left out."""
+    tensors.synchronize(job["device"])
     start = _perf_counter()
     outputs = tensors.normalise_outputs(model(*inputs))
     tensors.synchronize(job["device"])
