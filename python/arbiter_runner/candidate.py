@@ -126,22 +126,33 @@ def _stress(job, runtime, events, model, shape_idx):
 def _time(job, runtime, events, model, shape_idx, large):
     """Times the model as the reference is timed, keeping a random few timed outputs
     (outputs/<shape>/timed/<n>.arbb, indexed by timed.json) for the orchestrator to verify; for a
-    large case one random and the last."""
+    large case one random and the last. The timing record and the capture index also go out as
+    events: the orchestrator judges from those, the files stay for people reading the folder."""
     device = job["device"]
     capture = (Capture(limit=1) if large else Capture()) if job.get("guard", False) else None
+    index = None
     with phase(events, "timing", shape_idx=shape_idx):
         input_sets = [read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
                       for seed_idx in range(int(job["num_seeds"]))]
         time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx), capture,
                    group=shape_idx)
+        _hand_over_timing(job, events, shape_idx)
         if capture is not None:
             if capture.tampered():
                 events.emit("integrity", stage="timing", patched=capture.tampered())
-            _write_captures(job, runtime, shape_idx, capture.finish(), len(input_sets))
-    events.emit("timed", shape_idx=shape_idx)
+            index = _write_captures(job, runtime, shape_idx, capture.finish(), len(input_sets))
+    events.emit("timed", shape_idx=shape_idx, **({} if index is None else {"captures": index}))
+
+
+def _hand_over_timing(job, events, shape_idx):
+    """The record the runtime just wrote, read before any solution code is called again."""
+    with open(timing_path(job, shape_idx), encoding="utf-8") as file:
+        record = json.load(file)
+    events.emit("timing", shape_idx=shape_idx, record=record)
 
 
 def _write_captures(job, runtime, shape_idx, kept, num_sets):
+    """Writes the kept outputs and their index (timed.json); returns the index."""
     tensors.synchronize(job["device"])
     index = []
     for capture_idx, (call_idx, outputs) in enumerate(kept):
@@ -150,6 +161,7 @@ def _write_captures(job, runtime, shape_idx, kept, num_sets):
         index.append({"call_idx": call_idx, "input_set": call_idx % num_sets, "file": name})
     with open(shape_path(job["output_dir"], shape_idx, "timed.json"), "w", encoding="utf-8") as file:
         json.dump(index, file)
+    return index
 
 
 def _observe(events, watch, stage):

@@ -1,5 +1,6 @@
 #include "detail/events.hpp"
 
+#include <cstdint>
 #include <fstream>
 
 namespace arbiter::pipeline::detail {
@@ -26,6 +27,10 @@ void apply(runner_events& events, const nlohmann::json& record) {
     events.census.push_back(record);
   } else if (name == "integrity") {
     events.integrity.push_back(record);
+  } else if (name == "timing") {
+    events.timings.push_back(record);
+  } else if (name == "timed") {
+    events.timed.push_back(record);
   }
 }
 
@@ -42,6 +47,16 @@ runner_events read_events(const std::filesystem::path& file) {
     apply(events, record);
   }
   return events;
+}
+
+std::vector<const nlohmann::json*> shape_events(const nlohmann::json& events, std::size_t shape_idx) {
+  std::vector<const nlohmann::json*> found;
+  for (const auto& event : events) {
+    const auto it = event.find("shape_idx");
+    if (it != event.end() && it->is_number_integer() && it->get<std::int64_t>() == static_cast<std::int64_t>(shape_idx))
+      found.push_back(&event);
+  }
+  return found;
 }
 
 } // namespace arbiter::pipeline::detail

@@ -1,12 +1,12 @@
 #include "detail/guard_evidence.hpp"
 
 #include "arbiter/verify/bundle_cache.hpp"
+#include "detail/channel_evidence.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 
 namespace arbiter::pipeline::detail {
@@ -57,14 +57,15 @@ void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::
   }
 }
 
-void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const fs::path& ref,
-                  const fs::path& out, verify::bundle_cache& bundles) {
+// The captures the channel's index names (outputs/<shape>/timed.json is only a copy for people).
+void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const runner_events& events,
+                  const fs::path& ref, const fs::path& out, verify::bundle_cache& bundles) {
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path shape = std::to_string(shape_idx);
-    std::ifstream in(out / shape / "timed.json");
-    const auto index = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
-    if (!index.is_array()) continue;
-    for (const auto& capture : index) {
+    const auto index = channel_index(events, shape_idx);
+    if (!index) continue;
+    for (const auto& capture : *index) {
+      if (!capture.is_object()) continue;
       const int set = capture.value("input_set", 0);
       const fs::path actual = out / shape / capture.value("file", "");
       const auto c = verify::compare_files(ref / shape / std::to_string(set) / "outputs.arbb", actual, problem.tol, bundles);
@@ -185,11 +186,12 @@ guard::run_evidence collect_evidence(const job_context& ctx, const catalog::prob
   guard::run_evidence e;
   const bool all_passed = every_case_passed(passed);
   observations(e, run.events, read_events(ref_dir / "events.jsonl"));
+  channel_checks(e, ctx, run, eval_dir);
   e.poisoned = poison_evidence(ctx, ref_dir / "expected", eval_dir / "outputs", bundles);
   try {
     case_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs", passed, bundles);
     if (!all_passed) return e;
-    timed_checks(e, ctx, problem, ref_dir / "expected", eval_dir / "outputs", bundles);
+    timed_checks(e, ctx, problem, run.events, ref_dir / "expected", eval_dir / "outputs", bundles);
     float64_checks(e, ctx, ref_dir / "expected", eval_dir / "outputs", bundles);
   } catch (const std::exception& error) { // an unreadable reference file: ours, not the candidate's
     e.checks.push_back({"internal", "reading the guard's files", true, error.what(), false});

@@ -87,14 +87,15 @@ void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& p
   use_spans(candidate, *c);
 }
 
-void attach_timings(const job_context& ctx, const fs::path& ref_dir, const fs::path& eval_dir,
+// The candidate's times come from the records the runtime handed over on the channel, never from
+// its timing/ folder, which the candidate can write (a file that differs is a guard finding).
+void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candidate_run& run,
                     const nlohmann::json& probe, judgement& j) {
   std::vector<double> speedups;
   const auto ref_probe = read_probe(ref_dir / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
-    const std::string file = std::to_string(shape_idx) + ".json";
-    auto baseline = read_timing(ref_dir / "timing" / file);
-    auto candidate = read_timing(eval_dir / "timing" / file);
+    auto baseline = read_timing(ref_dir / "timing" / (std::to_string(shape_idx) + ".json"));
+    auto candidate = channel_timing(run.events, shape_idx);
     if (!baseline || !candidate) continue;
     baseline->shape = candidate->shape = ctx.shapes[shape_idx].name;
     prefer_probe_spans(ref_probe, probe, shape_idx, *baseline, *candidate);
@@ -124,10 +125,24 @@ double number_or(const nlohmann::json& doc, const char* key, double fallback) {
 
 } // namespace
 
+std::optional<nlohmann::json> channel_record(const runner_events& events, std::size_t shape_idx) {
+  const auto found = shape_events(events.timings, shape_idx);
+  if (found.empty() || !found.front()->contains("record")) return std::nullopt;
+  return found.front()->at("record");
+}
+
+std::optional<store::measurement_record> channel_timing(const runner_events& events, std::size_t shape_idx) {
+  const auto record = channel_record(events, shape_idx);
+  return record ? timing_record(*record) : std::nullopt;
+}
+
 std::optional<store::measurement_record> read_timing(const fs::path& file) {
   std::ifstream in(file);
   if (!in) return std::nullopt;
-  const nlohmann::json t = nlohmann::json::parse(in, nullptr, false);
+  return timing_record(nlohmann::json::parse(in, nullptr, false));
+}
+
+std::optional<store::measurement_record> timing_record(const nlohmann::json& t) {
   if (t.is_discarded() || !t.is_object() || !t.contains("median_ms")) return std::nullopt;
   store::measurement_record m;
   m.clock = t.value("clock", "");
@@ -151,7 +166,7 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
   if (auto o = process_outcome(ctx, run)) return *o;
   j.details["cases"] = nlohmann::json::array();
   if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details, bundles)) return *o;
-  attach_timings(ctx, ref_dir, eval_dir, probe, j);
+  attach_timings(ctx, ref_dir, run, probe, j);
   return {verdict::passed, j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
                                                    ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
                                      : "all cases within tolerance; timings missing"};
@@ -168,7 +183,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   j.findings = guard::static_findings(run.facts, problem.rule);
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   evidence.work = work_checks(ctx, run.events, j.measurements);
-  attach_probe(ctx, problem, run, eval_dir, probe, evidence.probe, j.details);
+  attach_probe(ctx, problem, run, probe, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : evidence.checks)

@@ -2,13 +2,14 @@
 // "sample" (device-time samples) and "latency" (host-latency calls) by the runtime; "case" marks a
 // correctness call, "warmup" an untimed one (src/runtime/timing.cpp, python/arbiter_runner).
 #include "detail/probe_evidence.hpp"
-#include "arbiter/common/file.hpp"
 
+#include "arbiter/common/file.hpp"
 #include "arbiter/probe/signature.hpp"
 #include "arbiter/score/metrics.hpp"
+#include "detail/judge.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -82,13 +83,15 @@ std::optional<double> median_ms(const std::vector<const nlohmann::json*>& window
   return score::median(values);
 }
 
-void read_reported(const fs::path& file, guard::probe_shape& s) {
-  std::ifstream in(file);
-  const auto t = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
-  if (!t.is_object() || !t.contains("median_ms") || !t["median_ms"].is_number()) return;
-  s.reported_median_ms = t["median_ms"].get<double>();
-  if (t.contains("rel_noise") && t["rel_noise"].is_number()) s.rel_noise = t["rel_noise"].get<double>();
-  if (t.contains("host_median_ms") && t["host_median_ms"].is_number()) s.host_median_ms = t["host_median_ms"].get<double>();
+// What the runtime reported for the shape, as handed over on the channel (never the timing file,
+// which the candidate can rewrite).
+void read_reported(const runner_events& events, std::size_t shape_idx, guard::probe_shape& s) {
+  const auto record = channel_record(events, shape_idx);
+  if (!record || !record->is_object() || !record->contains("median_ms") || !record->at("median_ms").is_number()) return;
+  const auto m = timing_record(*record);
+  s.reported_median_ms = m->median_ms;
+  if (std::isfinite(m->rel_noise)) s.rel_noise = m->rel_noise;
+  s.host_median_ms = m->host_median_ms;
 }
 
 nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows) {
@@ -129,7 +132,7 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
 }
 
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
-                                  const fs::path& timing_dir, const catalog::rules& rule) {
+                                  const runner_events& events, const catalog::rules& rule) {
   guard::probe_evidence e;
   e.expected = e.present = true;
   e.complete = doc.value("totals", nlohmann::json::object()).value("dropped_records", 0) == 0;
@@ -144,7 +147,7 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
     for (const auto& [label, windows] : by_label)
       for (const auto* w : windows) count_window(label, *w, s);
     if (const auto it = by_label.find("sample"); it != by_label.end()) s.span_median_ms = median_ms(it->second, "span_ns");
-    read_reported(timing_dir / (std::to_string(shape_idx) + ".json"), s);
+    read_reported(events, shape_idx, s);
     e.shapes.push_back(std::move(s));
   }
   return e;
@@ -199,7 +202,7 @@ candidate_evidence candidate_probe(const candidate_run& run, const fs::path& eva
 }
 
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const fs::path& eval_dir, const candidate_evidence& probe, guard::probe_evidence& evidence,
+                  const candidate_evidence& probe, guard::probe_evidence& evidence,
                   nlohmann::json& details) {
   if (run.probe.empty()) return;
   if (run.probe != "enabled") {
@@ -216,7 +219,7 @@ void attach_probe(const job_context& ctx, const catalog::problem& problem, const
   }
   std::vector<std::string> names;
   for (const auto& shape : ctx.shapes) names.push_back(shape.name);
-  evidence = probe_facts(doc, names, eval_dir / "timing", problem.rule);
+  evidence = probe_facts(doc, names, run.events, problem.rule);
   details["probe"] = probe_summary(doc, names, evidence);
 }
 

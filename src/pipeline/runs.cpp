@@ -26,6 +26,11 @@ sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mod
   return spec;
 }
 
+void use_channel(sandbox::process_spec& spec, const fs::path& events_file) {
+  spec.channel_path = events_file.string();
+  spec.env["ARBITER_EVENTS_FD"] = std::to_string(sandbox::channel_fd);
+}
+
 std::string reference_key(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
                           const std::string& hardware_fingerprint, bool probe) {
   nlohmann::json identity = job;
@@ -81,6 +86,7 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
   write_json(job_file, reference_job(ctx, problem, seeds, run.dir));
   ARB_INFO("reference", "{}: running the reference ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
   auto spec = runner_spec(ctx, "reference", job_file, run.dir, run.dir / "home", cache_root(data_dir) / "_reference");
+  use_channel(spec, run.dir / "events.jsonl");
   apply_probe(probe, spec);
   const auto process = runner.run(spec);
   const runner_events events = read_events(run.dir / "events.jsonl");
@@ -164,6 +170,7 @@ candidate_run run_candidate(const job_context& ctx, const catalog::solution& sol
   const candidate_paths paths{data_dir, eval_dir, cache_root(data_dir) / solution.model, ref_dir / "exchange"};
   auto spec = runner_spec(ctx, "candidate", job_file, eval_dir, work, paths.cache_dir);
   spec.sandbox = candidate_isolation(ctx, paths);
+  use_channel(spec, eval_dir / "events.jsonl"); // in the root-owned folder: the candidate cannot replace it
   const probe_setup probe = probe_for(ctx, eval_dir / "outputs" / "probe.json");
   apply_probe(probe, spec);
   run.probe = probe.status;

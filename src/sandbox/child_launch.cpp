@@ -114,15 +114,17 @@ void child_reset_signals() {
   }
 }
 
-/// Moves a descriptor above 2 so that the dup2 onto 0..2 cannot clobber it.
-int child_lift_fd(int fd, int report_fd) {
-  if (fd > 2) return fd;
-  int const lifted = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+/// Moves a descriptor to `lowest` or above so that the dup2 onto 0..lowest-1 cannot clobber it.
+int child_lift_fd(int fd, int lowest, int report_fd) {
+  if (fd < 0 || fd >= lowest) return fd;
+  int const lifted = ::fcntl(fd, F_DUPFD_CLOEXEC, lowest);
   if (lifted < 0) child_fail(report_fd, child_step::redirect, errno);
   return lifted;
 }
 
-void child_redirect(int output_fd, int report_fd) {
+/// stdin from /dev/null, stdout and stderr onto output_fd, the channel (if any) onto channel_fd;
+/// every other descriptor close-on-exec. The inputs are all above the targets (child_lift_fd).
+void child_redirect(int output_fd, int channel, int report_fd) {
   int const null_fd = ::open("/dev/null", O_RDONLY);
   if (null_fd < 0) child_fail(report_fd, child_step::stdin_null, errno);
   if (null_fd != STDIN_FILENO) {
@@ -132,10 +134,12 @@ void child_redirect(int output_fd, int report_fd) {
   if (::dup2(output_fd, STDOUT_FILENO) < 0 || ::dup2(output_fd, STDERR_FILENO) < 0) {
     child_fail(report_fd, child_step::redirect, errno);
   }
+  if (channel >= 0 && ::dup2(channel, channel_fd) < 0) child_fail(report_fd, child_step::redirect, errno);
   // Nothing else the parent had open reaches the program (report_fd is close-on-exec already).
-  if (::syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0) {
+  int const first_closed = channel >= 0 ? channel_fd + 1 : channel_fd;
+  if (::syscall(SYS_close_range, unsigned(first_closed), ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0) {
     long const max_fd = ::sysconf(_SC_OPEN_MAX);
-    for (int fd = 3; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    for (int fd = first_closed; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
 }
 
@@ -157,9 +161,11 @@ void child_redirect(int output_fd, int report_fd) {
   child_fail(report_fd, child_step::exec, last_errno);
 }
 
-[[noreturn]] void child_main(exec_plan& plan, int output_fd, int report_fd) {
-  report_fd = child_lift_fd(report_fd, report_fd);
-  output_fd = child_lift_fd(output_fd, report_fd);
+[[noreturn]] void child_main(exec_plan& plan, int output_fd, int channel, int report_fd) {
+  int const lowest = channel_fd + 1; // clear of 0..2 and of the channel's own slot
+  report_fd = child_lift_fd(report_fd, lowest, report_fd);
+  output_fd = child_lift_fd(output_fd, lowest, report_fd);
+  channel = child_lift_fd(channel, lowest, report_fd);
   child_reset_signals();
   if (::setsid() < 0) child_fail(report_fd, child_step::setsid, errno);
   for (std::size_t limit_idx = 0; limit_idx < plan.limits.size(); ++limit_idx) {
@@ -172,7 +178,7 @@ void child_redirect(int output_fd, int report_fd) {
   // and as the sandbox user (who must be able to enter it).
   if (plan.isolation.active) child_isolate(plan.isolation, report_fd);
   if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) child_fail(report_fd, child_step::chdir, errno);
-  child_redirect(output_fd, report_fd);
+  child_redirect(output_fd, channel, report_fd);
   child_exec(plan, report_fd);
 }
 
@@ -259,7 +265,7 @@ launch_result not_started(std::string why) {
 
 } // namespace
 
-launch_result launch_child(const process_spec& spec, int output_fd) {
+launch_result launch_child(const process_spec& spec, int output_fd, int channel) {
   if (spec.argv.empty() || spec.argv.front().empty()) return not_started("argv is empty");
   exec_plan plan;
   try {
@@ -273,7 +279,7 @@ launch_result launch_child(const process_spec& spec, int output_fd) {
   unique_fd report_write(report[1]);
   pid_t const pid = ::fork();
   if (pid < 0) return not_started(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) child_main(plan, output_fd, report_write.get());
+  if (pid == 0) child_main(plan, output_fd, channel, report_write.get());
   report_write.reset();
   child_record failure;
   launch_result launched;

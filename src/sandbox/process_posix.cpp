@@ -12,12 +12,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 namespace arbiter::sandbox {
 namespace {
 
-/// The output pipe: the read end close-on-exec and non-blocking for the parent; the write end
-/// close-on-exec so that only the child's dup2'd copies survive exec.
+/// A pipe from the child (its output or its channel): the read end close-on-exec and non-blocking
+/// for the parent; the write end close-on-exec so that only the child's dup2'd copies survive exec.
 struct output_pipe {
   detail::unique_fd read_end, write_end;
   std::string error;
@@ -56,36 +58,63 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// The channel's file: everything up to the cap, then one note (output_capture with no tail).
+std::optional<detail::output_capture> channel_capture(const process_spec& spec) {
+  if (spec.channel_path.empty()) return std::nullopt;
+  return std::make_optional<detail::output_capture>(spec.channel_path, spec.channel_max_bytes, 0);
+}
+
+detail::launch_result launch(const process_spec& spec, output_pipe& output, output_pipe* channel) {
+  detail::launch_result launched;
+  if (!output.error.empty() || (channel && !channel->error.empty())) {
+    launched.error = output.error.empty() ? channel->error : output.error;
+    return launched;
+  }
+  launched = detail::launch_child(spec, output.write_end.get(), channel ? channel->write_end.get() : -1);
+  output.write_end.reset(); // the child holds the only write ends now: EOF when it is gone
+  if (channel) channel->write_end.reset();
+  return launched;
+}
+
+void finish_captures(detail::output_capture& log, std::optional<detail::output_capture>& channel) {
+  if (channel) channel->finish();
+  log.finish();
+}
+
 } // namespace
 
 process_result posix_process_runner::run(const process_spec& spec) {
   detail::output_capture capture(spec.log_path, spec.log_head_bytes, spec.log_tail_bytes);
+  std::optional<detail::output_capture> channel = channel_capture(spec);
   auto const start = std::chrono::steady_clock::now();
   process_result result;
   output_pipe pipe = make_output_pipe();
-  detail::launch_result launched;
-  if (pipe.error.empty()) {
-    launched = detail::launch_child(spec, pipe.write_end.get());
-    pipe.write_end.reset(); // the child holds the only write ends now: EOF when it is gone
-  } else {
-    launched.error = pipe.error;
-  }
+  std::optional<output_pipe> channel_pipe;
+  if (channel) channel_pipe = make_output_pipe();
+  detail::launch_result launched = launch(spec, pipe, channel_pipe ? &*channel_pipe : nullptr);
   result.isolation_applied = launched.isolated;
   for (auto const& note : launched.notes) result.isolation_note += (result.isolation_note.empty() ? "" : "; ") + note;
   if (!launched.error.empty()) {
     result.end = process_end::failed_to_start;
     result.error = launched.error;
     result.wall_s = seconds_since(start);
-    capture.finish();
+    finish_captures(capture, channel);
     return result;
   }
-  detail::supervisor watcher(launched.pid, std::move(pipe.read_end), capture, spec.timeout_s, spec.kill_grace_s);
+  std::vector<detail::child_pipe> pipes;
+  pipes.push_back({std::move(pipe.read_end), &capture});
+  if (channel) pipes.push_back({std::move(channel_pipe->read_end), &*channel});
+  detail::supervisor watcher(launched.pid, std::move(pipes), spec.timeout_s, spec.kill_grace_s);
   auto const watched = watcher.run();
   result.wall_s = seconds_since(start);
   fill_end(result, watched, spec.timeout_s);
-  capture.finish();
+  finish_captures(capture, channel);
   result.output_bytes = capture.total_bytes();
   result.truncated = capture.truncated();
+  if (channel) {
+    result.channel_bytes = channel->total_bytes();
+    result.channel_truncated = channel->truncated();
+  }
   return result;
 }
 

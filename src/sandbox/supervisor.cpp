@@ -20,6 +20,8 @@ namespace {
 /// How long output is still read after the leader exits and its group was killed: a process that
 /// left the group (setsid) may hold the pipe open forever.
 constexpr std::chrono::milliseconds drain_limit{1000};
+/// The output pipe and the channel.
+constexpr std::size_t k_max_pipes = 2;
 /// Poll interval when no pidfd tells us the leader exited.
 constexpr std::chrono::milliseconds fallback_tick{10};
 
@@ -39,20 +41,27 @@ int open_pidfd(pid_t pid) {
 
 } // namespace
 
-supervisor::supervisor(pid_t pid, unique_fd output, output_capture& capture, double timeout_s, double kill_grace_s)
-    : m_pid(pid), m_output(std::move(output)), m_pidfd(open_pidfd(pid)), m_capture(capture),
-      m_deadline(clock::now() + seconds(timeout_s)), m_grace(seconds(kill_grace_s)) {}
+supervisor::supervisor(pid_t pid, std::vector<child_pipe> pipes, double timeout_s, double kill_grace_s)
+    : m_pid(pid), m_pipes(std::move(pipes)), m_pidfd(open_pidfd(pid)),
+      m_deadline(clock::now() + seconds(timeout_s)), m_grace(seconds(kill_grace_s)) {
+  ARB_ASSERT(m_pipes.size() <= k_max_pipes);
+}
 
 supervision supervisor::run() {
   while (true) {
     auto const now = clock::now();
     if (!m_leader_exited && leader_has_exited()) on_leader_exit(now);
-    if (m_leader_exited && (m_output_closed || now >= m_drain_until)) break;
+    if (m_leader_exited && (pipes_closed() || now >= m_drain_until)) break;
     if (!m_leader_exited) escalate(now);
     wait_for_event(now);
-    if (!m_output_closed) drain_output();
+    for (auto& pipe : m_pipes)
+      if (pipe.fd.valid()) drain(pipe);
   }
   return {m_term_sent, reap()};
+}
+
+bool supervisor::pipes_closed() const {
+  return std::none_of(m_pipes.begin(), m_pipes.end(), [](const child_pipe& pipe) { return pipe.fd.valid(); });
 }
 
 /// Looks without reaping: the zombie keeps the pid, so the group id cannot be reused while we
@@ -92,9 +101,10 @@ void supervisor::wait_for_event(clock::time_point now) {
   if (!m_leader_exited && m_kill_sent) next = now + std::chrono::seconds(1); // only the exit is left
   if (!m_pidfd.valid() && !m_leader_exited) next = std::min(next, now + fallback_tick);
   auto const wait = std::chrono::ceil<std::chrono::milliseconds>(std::max(next - now, clock::duration::zero()));
-  std::array<pollfd, 2> fds{};
+  std::array<pollfd, k_max_pipes + 1> fds{};
   nfds_t count = 0;
-  if (!m_output_closed) fds[count++] = {m_output.get(), POLLIN, 0};
+  for (auto const& pipe : m_pipes)
+    if (pipe.fd.valid()) fds[count++] = {pipe.fd.get(), POLLIN, 0};
   if (m_pidfd.valid() && !m_leader_exited) fds[count++] = {m_pidfd.get(), POLLIN, 0};
   int const timeout_ms = static_cast<int>(std::min<std::chrono::milliseconds::rep>(wait.count(), 60'000));
   if (::poll(fds.data(), count, timeout_ms) < 0 && errno != EINTR) {
@@ -103,19 +113,18 @@ void supervisor::wait_for_event(clock::time_point now) {
 }
 
 /// Reads what is there, at most a few MiB at a time so that a flood cannot starve the clock.
-void supervisor::drain_output() {
+void supervisor::drain(child_pipe& pipe) {
   std::array<char, 64 * 1024> buffer;
   for (int read_idx = 0; read_idx < 64; ++read_idx) {
-    ssize_t const got = ::read(m_output.get(), buffer.data(), buffer.size());
+    ssize_t const got = ::read(pipe.fd.get(), buffer.data(), buffer.size());
     if (got > 0) {
-      m_capture.append(buffer.data(), static_cast<std::size_t>(got));
+      pipe.sink->append(buffer.data(), static_cast<std::size_t>(got));
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (got < 0) ARB_WARN("sandbox", "reading child output: {}", std::strerror(errno));
-    m_output_closed = true; // EOF, or an error that will not go away
-    m_output.reset();
+    pipe.fd.reset(); // EOF, or an error that will not go away
     return;
   }
 }

@@ -57,13 +57,16 @@ def assert_matches_expected(runtime, reference_run, job):
 def test_correct_solution(runtime, reference_run, tmp_path):
     job, result = run_candidate(reference_run, tmp_path, CORRECT)
     assert result.returncode == 0, result.stderr
-    assert result.names() == ["start", "loaded", "weights", "case", "case", "case", "timed", "done"]
+    assert result.names() == ["start", "loaded", "weights", "case", "case", "case", "timing", "timed", "done"]
     assert result.of("weights")[0]["how"] == "loaded"
     assert [e["seed_idx"] for e in result.of("case")] == [0, 1, 2]
     assert not any(e["inputs_mutated"] for e in result.of("case"))
     assert_matches_expected(runtime, reference_run, job)
     with open(os.path.join(job["timing_dir"], "0.json"), encoding="utf-8") as file:
-        assert json.load(file)["samples"] >= 2
+        record = json.load(file)
+    assert record["samples"] >= 2
+    assert result.of("timing")[0] == {"event": "timing", "t": result.of("timing")[0]["t"], "shape_idx": 0, "record": record}
+    assert "captures" not in result.of("timed")[0]  # no guard, no captures
 
 
 def test_import_error_is_phase_load(reference_run, tmp_path):
@@ -193,7 +196,22 @@ def test_a_large_case_is_re_run_on_input_set_0_only(runtime_lib, tmp_path):
     for name in ("mutation.arbb", "repeat.arbb"):
         assert [os.path.exists(os.path.join(job["output_dir"], "0", str(s), name)) for s in range(3)] == [True, False, False]
     with open(os.path.join(job["output_dir"], "0", "timed.json"), encoding="utf-8") as file:
-        assert 1 <= len(json.load(file)) <= 2  # one random timed output and the last
+        index = json.load(file)
+    assert 1 <= len(index) <= 2  # one random timed output and the last
+    assert result.of("timed")[0]["captures"] == index
+
+
+def test_events_go_to_the_descriptor_the_orchestrator_names(tmp_path, monkeypatch):
+    from arbiter_runner.events import EventLog
+    read_end, write_end = os.pipe()
+    monkeypatch.setenv("ARBITER_EVENTS_FD", str(write_end))
+    log = EventLog(tmp_path / "events.jsonl")
+    assert "ARBITER_EVENTS_FD" not in os.environ  # not passed on to child processes
+    log.emit("start", mode="candidate")
+    log.close()
+    with os.fdopen(read_end, encoding="utf-8") as channel:
+        assert json.loads(channel.read())["event"] == "start"
+    assert not (tmp_path / "events.jsonl").exists()
 
 
 def test_mutation_sets_are_sealed_before_the_solution_is_imported(runtime, runtime_lib, tmp_path):

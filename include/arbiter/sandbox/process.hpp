@@ -1,6 +1,7 @@
 #pragma once
 /// Runs one untrusted or semi-trusted process: fresh process group, rlimits, wall-clock timeout
-/// with kill escalation, stdout+stderr captured together into a log file with a size cap.
+/// with kill escalation, stdout+stderr captured together into a log file with a size cap, and
+/// optionally a second pipe (the channel, descriptor 3) stored whole in a file of its own.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -39,6 +40,9 @@ struct isolation {
   std::vector<std::string> writable_paths; ///< bound back read-write (its own eval folder, its cache)
 };
 
+/// The descriptor the child writes its channel to when process_spec::channel_path is set.
+inline constexpr int channel_fd = 3;
+
 struct process_spec {
   /// argv[0] is looked up on PATH when it has no '/' (execvpe semantics): env's PATH when it has
   /// one, else the parent's.
@@ -52,6 +56,12 @@ struct process_spec {
   std::uint64_t log_head_bytes = 512 << 10; ///< kept from the start of the output
   std::uint64_t log_tail_bytes = 512 << 10; ///< kept from the end; the middle is elided with a note
   isolation sandbox;                        ///< off by default: the process runs as the parent's user
+  /// Where every byte the child writes to descriptor `channel_fd` is stored, in order; the file is
+  /// created (truncated) by the parent and owned by it, so the child can write to it only through
+  /// the pipe while it lives. Empty: no channel, descriptor 3 is closed in the child.
+  std::string channel_path;
+  /// Bytes kept in the channel file; past it the rest is dropped and a note line ends the file.
+  std::uint64_t channel_max_bytes = 256ull << 20;
 };
 
 enum class process_end : std::uint8_t { exited, signaled, timed_out, failed_to_start };
@@ -63,6 +73,8 @@ struct process_result {
   double wall_s = 0;
   std::uint64_t output_bytes = 0; ///< everything the child wrote, before truncation
   bool truncated = false;
+  std::uint64_t channel_bytes = 0; ///< everything the child wrote to the channel, before the cap
+  bool channel_truncated = false;  ///< the channel passed channel_max_bytes
   std::string error; ///< failed_to_start: why
   double timeout_s = 0; ///< timed_out only: the wall-clock limit that was exceeded
   /// spec.sandbox.enabled and everything in it took effect. False with a note when isolation was
@@ -84,7 +96,8 @@ public:
 };
 
 /// fork/exec implementation. The child leads a new session (its own process group) with
-/// RLIMIT_CORE 0 and spec.limits, stdin on /dev/null and stdout+stderr on one pipe. On timeout the
+/// RLIMIT_CORE 0 and spec.limits, stdin on /dev/null, stdout+stderr on one pipe and, with a
+/// channel_path, the channel's pipe on descriptor 3 (nothing else open across exec). On timeout the
 /// whole group gets SIGTERM, then SIGKILL after kill_grace_s; when the leader exits, whatever is
 /// left of its group is killed. A process that leaves the group (setsid) is out of reach: that
 /// needs a PID namespace or cgroup around the runner. Safe to call from several threads at once.

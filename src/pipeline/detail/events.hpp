@@ -1,11 +1,13 @@
 #pragma once
 /// Reads the runner's events.jsonl (docs/protocol.md). The file is written by a process that may
-/// be killed mid-line: a torn last line is ignored, never an error.
+/// be killed mid-line: a torn last line is ignored, never an error. For a candidate it is the
+/// channel the orchestrator stored itself (sandbox::process_spec::channel_path).
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace arbiter::pipeline::detail {
 
@@ -19,10 +21,15 @@ struct runner_events {
   nlohmann::json cases = nlohmann::json::array();   ///< "case" events in order
   nlohmann::json census = nlohmann::json::array();  ///< "census" events (thread census, guard)
   nlohmann::json integrity = nlohmann::json::array(); ///< "integrity" events (patched objects, guard)
+  nlohmann::json timings = nlohmann::json::array(); ///< "timing" events: a shape's record from the runtime
+  nlohmann::json timed = nlohmann::json::array();   ///< "timed" events: a shape timed, its capture index (guard)
   int done_count = 0;                               ///< more than one "done" is a forged channel
   int after_done = 0;                               ///< events written after the first "done"
 };
 
 runner_events read_events(const std::filesystem::path& file);
+
+/// The events of `events` (one of the arrays above) whose shape_idx is `shape_idx`, in order.
+std::vector<const nlohmann::json*> shape_events(const nlohmann::json& events, std::size_t shape_idx);
 
 } // namespace arbiter::pipeline::detail

@@ -15,9 +15,9 @@
 namespace arbiter::pipeline::detail {
 
 /// The guard's facts from a parsed probe.json: windows grouped by shape (window "group" = shape
-/// index), the problem's rules, and each shape's timing_dir/<idx>.json for the cross-check.
+/// index), the problem's rules, and each shape's timing record on the channel for the cross-check.
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
-                                  const std::filesystem::path& timing_dir, const catalog::rules& rule);
+                                  const runner_events& events, const catalog::rules& rule);
 
 /// A probe.json parsed, or a discarded value where the file is missing or not a version 1 file.
 nlohmann::json read_probe(const std::filesystem::path& file);
@@ -52,7 +52,7 @@ candidate_evidence candidate_probe(const candidate_run& run, const std::filesyst
 /// From candidate_probe's result when run.probe is "enabled": fills evidence and details["probe"]
 /// (the status string itself when the probe was unavailable; nothing off cuda).
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const std::filesystem::path& eval_dir, const candidate_evidence& probe, guard::probe_evidence& evidence,
+                  const candidate_evidence& probe, guard::probe_evidence& evidence,
                   nlohmann::json& details);
 
 } // namespace arbiter::pipeline::detail

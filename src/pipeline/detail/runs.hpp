@@ -49,6 +49,10 @@ sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mod
                                   const std::filesystem::path& dir, const std::filesystem::path& cwd,
                                   const std::filesystem::path& cache_dir);
 
+/// Hands the runner its event log as the sandbox's channel (descriptor 3, named by
+/// ARBITER_EVENTS_FD): the parent stores it in events_file, a file the child cannot open itself.
+void use_channel(sandbox::process_spec& spec, const std::filesystem::path& events_file);
+
 /// Root of the per-model build caches: $ARBITER_CACHE_DIR, else data_dir/cache.
 std::filesystem::path cache_root(const std::filesystem::path& data_dir);
 

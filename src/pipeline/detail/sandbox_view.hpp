@@ -36,8 +36,9 @@ uid_t sandbox_uid_for(const std::filesystem::path& model_cache);
 /// the interpreter, the database's folder. Scratch: /tmp, /var/tmp, /dev/shm.
 sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_paths& paths);
 
-/// Before the run, as root: own_dir traversable, its work/ (and for a candidate outputs/, timing/,
-/// events.jsonl) and the cache owned by the sandbox user, the exchange readable by all. Does
+/// Before the run, as root: own_dir traversable, its work/ (and for a candidate outputs/ and
+/// timing/; for a build events.jsonl) and the cache owned by the sandbox user, the exchange
+/// readable by all. A candidate's events.jsonl stays the orchestrator's (use_channel). Does
 /// nothing when the isolation is off or arbiter is not root. Throws io_error with the path.
 void prepare_candidate_files(const sandbox::isolation& isolation, const candidate_paths& paths, bool candidate);
 

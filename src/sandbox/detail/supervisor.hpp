@@ -8,8 +8,15 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <vector>
 
 namespace arbiter::sandbox::detail {
+
+/// One pipe the child writes to and the capture its bytes go to.
+struct child_pipe {
+  unique_fd fd;                     ///< the read end, non-blocking
+  output_capture* sink = nullptr;
+};
 
 struct supervision {
   bool timed_out = false; ///< the wall-clock limit passed before the leader exited
@@ -20,8 +27,9 @@ class supervisor {
 public:
   using clock = std::chrono::steady_clock;
 
-  /// `pid` leads its own process group; `output` is the read end of its stdout/stderr pipe.
-  supervisor(pid_t pid, unique_fd output, output_capture& capture, double timeout_s, double kill_grace_s);
+  /// `pid` leads its own process group; `pipes` are the read ends of its stdout/stderr pipe and of
+  /// its channel, if any, each drained into its own capture until EOF.
+  supervisor(pid_t pid, std::vector<child_pipe> pipes, double timeout_s, double kill_grace_s);
 
   /// Returns once the leader has been reaped and the group killed. Throws io_error only when the
   /// child cannot be waited for (something else in this process reaped it).
@@ -32,14 +40,14 @@ private:
   void on_leader_exit(clock::time_point now);
   void escalate(clock::time_point now);
   void wait_for_event(clock::time_point now);
-  void drain_output();
+  void drain(child_pipe& pipe);
+  bool pipes_closed() const;
   void signal_group(int sig) const;
   int reap();
 
   pid_t m_pid;
-  unique_fd m_output;
+  std::vector<child_pipe> m_pipes; ///< a pipe's fd is reset at its EOF
   unique_fd m_pidfd; ///< readable when the leader exits; absent on kernels before 5.3
-  output_capture& m_capture;
   clock::time_point m_deadline;
   clock::duration m_grace;
   clock::time_point m_kill_at{};
@@ -47,7 +55,6 @@ private:
   bool m_term_sent = false;
   bool m_kill_sent = false;
   bool m_leader_exited = false;
-  bool m_output_closed = false;
 };
 
 } // namespace arbiter::sandbox::detail

@@ -31,10 +31,14 @@ void write_bundle(const fs::path& file, std::vector<float> values) {
   ASSERT_EQ(arb_writer_close(w), ARB_OK);
 }
 
-void write_timing(const fs::path& file, double median_ms) {
+nlohmann::json timing_json(double median_ms) {
+  return {{"clock", "host"}, {"median_ms", median_ms}, {"p10_ms", median_ms}, {"p90_ms", median_ms},
+          {"samples", 10}, {"rel_noise", 0.001}, {"times_ms", {median_ms, median_ms}}};
+}
+
+void write_json_file(const fs::path& file, const nlohmann::json& value) {
   fs::create_directories(file.parent_path());
-  std::ofstream(file) << nlohmann::json{{"clock", "host"}, {"median_ms", median_ms}, {"p10_ms", median_ms}, {"p90_ms", median_ms},
-                                        {"samples", 10}, {"rel_noise", 0.001}}.dump();
+  std::ofstream(file) << value.dump();
 }
 
 class judge_fixture : public ::testing::Test {
@@ -47,7 +51,7 @@ protected:
     m_problem.tol = catalog::default_tolerance("float32");
     for (int seed_idx = 0; seed_idx < 3; ++seed_idx)
       write_bundle(ref() / "expected/0" / std::to_string(seed_idx) / "outputs.arbb", {1, 2, 3});
-    write_timing(ref() / "timing/0.json", 2.0);
+    write_json_file(ref() / "timing/0.json", timing_json(2.0));
     m_run.process.end = sandbox::process_end::exited;
     m_run.process.exit_code = 0;
     m_run.events.started = true;
@@ -57,12 +61,21 @@ protected:
   void TearDown() override { fs::remove_all(m_root); }
   fs::path ref() const { return m_root / "ref"; }
   fs::path eval() const { return m_root / "eval"; }
-  // As the runner leaves them: each case's output and its determinism re-run.
-  void candidate_outputs(std::vector<float> values) {
+  // As the runner leaves them: each case's output and its determinism re-run, one timed output,
+  // and the timing record and capture index both in the folder and on the channel.
+  void candidate_outputs(std::vector<float> values, std::vector<float> timed = {}) {
     for (int seed_idx = 0; seed_idx < 3; ++seed_idx)
       for (const char* file : {"outputs.arbb", "repeat.arbb"})
         write_bundle(eval() / "outputs/0" / std::to_string(seed_idx) / file, values);
-    write_timing(eval() / "timing/0.json", 0.5);
+    write_bundle(eval() / "outputs/0/timed/0.arbb", timed.empty() ? values : timed);
+    const auto index = nlohmann::json::array({{{"call_idx", 5}, {"input_set", 2}, {"file", "timed/0.arbb"}}});
+    write_json_file(eval() / "outputs/0/timed.json", index);
+    m_run.events.timed = nlohmann::json::array({{{"event", "timed"}, {"shape_idx", 0}, {"captures", index}}});
+    candidate_timing(timing_json(0.5));
+  }
+  void candidate_timing(const nlohmann::json& record) {
+    write_json_file(eval() / "timing/0.json", record);
+    m_run.events.timings = nlohmann::json::array({{{"event", "timing"}, {"shape_idx", 0}, {"record", record}}});
   }
   detail::judgement judge() {
     const detail::job_context ctx{m_options, m_paths, "cpu", {catalog::shape{"n3", {}, nlohmann::json::object()}}};
@@ -92,9 +105,8 @@ TEST_F(judge_fixture, matching_outputs_pass_with_speedup_from_medians) {
 TEST_F(judge_fixture, a_timing_with_null_fields_is_judged_not_thrown) {
   // What the runtime writes for a call that synchronised inside the stream hold: one sample of zero.
   candidate_outputs({1, 2, 3});
-  std::ofstream(eval() / "timing/0.json") << nlohmann::json{{"clock", "cuda_event"}, {"median_ms", 0.0}, {"p10_ms", 0.0},
-                                                            {"p90_ms", 0.0}, {"samples", 1}, {"rel_noise", nullptr},
-                                                            {"host_median_ms", nullptr}}.dump();
+  candidate_timing({{"clock", "cuda_event"}, {"median_ms", 0.0}, {"p10_ms", 0.0}, {"p90_ms", 0.0}, {"samples", 1},
+                    {"rel_noise", nullptr}, {"host_median_ms", nullptr}});
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
   EXPECT_FALSE(j.speedup.has_value()); // no speedup from a zero time
@@ -162,6 +174,57 @@ TEST_F(judge_fixture, mutated_inputs_are_rejected_and_the_base_verdict_is_kept) 
 
 namespace {
 
+bool has_finding(const detail::judgement& j, const std::string& pattern) {
+  return std::any_of(j.findings.begin(), j.findings.end(), [&](const auto& f) { return f.pattern == pattern; });
+}
+
+std::string evidence_of(const detail::judgement& j, const std::string& pattern) {
+  for (const auto& f : j.findings)
+    if (f.pattern == pattern) return f.evidence;
+  return "";
+}
+
+} // namespace
+
+TEST_F(judge_fixture, a_rewritten_timing_file_is_h3_and_the_channel_record_is_what_counts) {
+  candidate_outputs({1, 2, 3});
+  write_json_file(eval() / "timing/0.json", timing_json(0.02)); // after the runtime handed 0.5 ms over
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(evidence_of(j, "H3").find("timing/0.json differs from the record the runtime handed over"), std::string::npos)
+      << evidence_of(j, "H3");
+  ASSERT_TRUE(j.speedup.has_value());
+  EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
+}
+
+TEST_F(judge_fixture, an_emptied_capture_index_is_h3_and_the_channels_captures_are_still_checked) {
+  candidate_outputs({1, 2, 3}, {0, 0, 0}); // a timed call that skipped its work
+  write_json_file(eval() / "outputs/0/timed.json", nlohmann::json::array());
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(evidence_of(j, "H3").find("outputs/0/timed.json differs from the capture index"), std::string::npos)
+      << evidence_of(j, "H3");
+  EXPECT_TRUE(has_finding(j, "T7"));
+}
+
+TEST_F(judge_fixture, the_channel_needs_one_record_and_one_capture_index_per_timed_shape) {
+  candidate_outputs({1, 2, 3});
+  EXPECT_EQ(judge().result.v, verdict::passed);
+  m_run.events.timed[0].erase("captures");
+  EXPECT_NE(evidence_of(judge(), "H3").find("shape n3 was timed but no capture index came over the channel"), std::string::npos);
+  candidate_outputs({1, 2, 3});
+  m_run.events.timings.push_back({{"event", "timing"}, {"shape_idx", 0}, {"record", timing_json(0.02)}});
+  EXPECT_NE(evidence_of(judge(), "H3").find("2 timing records for shape n3 on the channel"), std::string::npos);
+  candidate_outputs({1, 2, 3});
+  m_run.events.timings = nlohmann::json::array(); // a file the runtime never handed over
+  EXPECT_NE(evidence_of(judge(), "H3").find("timing/0.json has no record from the runtime"), std::string::npos);
+  m_run.events.done = false; // a killed run may stop between the two: not evidence
+  m_run.process.end = sandbox::process_end::timed_out;
+  EXPECT_FALSE(has_finding(judge(), "H3"));
+}
+
+namespace {
+
 nlohmann::json probe_window(const char* label, int kernels, std::uint64_t span_ns, int off_stream = 0) {
   return {{"label", label}, {"group", 0}, {"index", 0}, {"kernels", kernels}, {"launches", kernels},
           {"span_ns", span_ns}, {"busy_ns", span_ns}, {"streams", {7}}, {"harness_stream", 7},
@@ -174,10 +237,6 @@ void write_probe(const fs::path& file, const nlohmann::json& windows, std::uint6
                                         {"graphs", {{"created", 0}, {"instantiated", 0}, {"launched", graph_launches}, {"captures", 0}}},
                                         {"totals", {{"kernels", 9}, {"copies", 0}, {"memsets", 0}, {"dropped_records", 0}}},
                                         {"threads_max", 4}, {"windows", windows}, {"kernels", nlohmann::json::array()}}.dump();
-}
-
-bool has_finding(const detail::judgement& j, const std::string& pattern) {
-  return std::any_of(j.findings.begin(), j.findings.end(), [&](const auto& f) { return f.pattern == pattern; });
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 // Real processes through /bin/sh: exit codes, signals, timeouts, group kill, log capping,
-// environment, working directory, rlimits.
+// environment, working directory, rlimits, the channel on descriptor 3.
 #include "arbiter/common/error.hpp"
 #include "arbiter/sandbox/process.hpp"
 
@@ -229,6 +229,46 @@ TEST_F(process_test, child_sees_only_standard_descriptors) {
   ::close(leaked);
   ASSERT_EQ(result.end, process_end::exited);
   EXPECT_EQ(log(), "0\n1\n2\n3\n"); // 3 is ls's own handle on the directory
+}
+
+TEST_F(process_test, channel_keeps_what_the_child_writes_to_descriptor_3) {
+  auto spec = shell("printf 'a\\n' >&3; echo out; printf 'b\\n' >&3");
+  spec.channel_path = (m_dir / "channel").string();
+  std::ofstream(spec.channel_path) << "stale";
+  auto const result = m_runner.run(spec);
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(read_file(spec.channel_path), "a\nb\n");
+  EXPECT_EQ(result.channel_bytes, 4u);
+  EXPECT_FALSE(result.channel_truncated);
+  EXPECT_EQ(log(), "out\n");
+}
+
+TEST_F(process_test, channel_is_the_only_descriptor_beside_the_standard_ones) {
+  auto spec = shell("ls /proc/self/fd");
+  spec.channel_path = (m_dir / "channel").string();
+  m_runner.run(spec);
+  EXPECT_EQ(log(), "0\n1\n2\n3\n4\n"); // 3 the channel, 4 is ls's own handle on the directory
+}
+
+TEST_F(process_test, without_a_channel_descriptor_3_is_closed) {
+  auto const result = m_runner.run(shell("{ printf x >&3; } 2>/dev/null && echo open || echo closed"));
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(log(), "closed\n");
+}
+
+TEST_F(process_test, channel_is_kept_whole_up_to_its_cap) {
+  auto spec = shell("yes abcdefghi | head -c 3000000 >&3");
+  spec.channel_path = (m_dir / "channel").string();
+  auto const result = m_runner.run(spec);
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(fs::file_size(spec.channel_path), 3000000u); // no head and tail: the log would elide this
+  spec = shell("printf 0123456789abcdef >&3");
+  spec.channel_path = (m_dir / "channel").string();
+  spec.channel_max_bytes = 10;
+  auto const capped = m_runner.run(spec);
+  EXPECT_TRUE(capped.channel_truncated);
+  EXPECT_EQ(capped.channel_bytes, 16u);
+  EXPECT_EQ(read_file(spec.channel_path), "0123456789\n[... 6 bytes elided ...]\n");
 }
 
 TEST_F(process_test, stdin_is_empty) {

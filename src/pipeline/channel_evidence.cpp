@@ -1,0 +1,72 @@
+#include "detail/channel_evidence.hpp"
+
+#include "arbiter/common/file.hpp"
+
+#include <fmt/format.h>
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A file of the candidate's folder parsed; nullopt when it is missing (discarded when malformed).
+std::optional<nlohmann::json> read_folder_json(const fs::path& file) {
+  const auto text = try_read_file(file);
+  if (!text) return std::nullopt;
+  return nlohmann::json::parse(*text, nullptr, false);
+}
+
+void count_events(guard::run_evidence& e, const std::vector<const nlohmann::json*>& found, const char* what,
+                  const std::string& shape) {
+  if (found.size() > 1) e.channel.push_back(fmt::format("{} {} for shape {} on the channel", found.size(), what, shape));
+}
+
+void timing_checks(guard::run_evidence& e, const runner_events& events, std::size_t shape_idx, const std::string& shape,
+                   const fs::path& eval_dir) {
+  const std::string rel = "timing/" + std::to_string(shape_idx) + ".json";
+  const auto file = read_folder_json(eval_dir / rel);
+  const auto records = shape_events(events.timings, shape_idx);
+  count_events(e, records, "timing records", shape);
+  if (!records.empty()) {
+    if (!file || *file != records.front()->value("record", nlohmann::json()))
+      e.channel.push_back(rel + " differs from the record the runtime handed over");
+  } else if (file && events.done) {
+    e.channel.push_back(rel + " has no record from the runtime behind it");
+  }
+}
+
+void index_checks(guard::run_evidence& e, const runner_events& events, std::size_t shape_idx, const std::string& shape,
+                  const fs::path& eval_dir) {
+  count_events(e, shape_events(events.timed, shape_idx), "capture indexes", shape);
+  const auto index = channel_index(events, shape_idx);
+  if (!index) {
+    if (events.done && !shape_events(events.timings, shape_idx).empty())
+      e.channel.push_back("shape " + shape + " was timed but no capture index came over the channel");
+    return;
+  }
+  const std::string rel = "outputs/" + std::to_string(shape_idx) + "/timed.json";
+  const auto file = read_folder_json(eval_dir / rel);
+  if (!file || *file != *index) e.channel.push_back(rel + " differs from the capture index the runner handed over");
+}
+
+} // namespace
+
+std::optional<nlohmann::json> channel_index(const runner_events& events, std::size_t shape_idx) {
+  const auto found = shape_events(events.timed, shape_idx);
+  if (found.empty()) return std::nullopt;
+  const auto it = found.front()->find("captures");
+  if (it == found.front()->end() || !it->is_array()) return std::nullopt;
+  return *it;
+}
+
+void channel_checks(guard::run_evidence& e, const job_context& ctx, const candidate_run& run, const fs::path& eval_dir) {
+  if (run.process.channel_truncated)
+    e.channel.push_back(fmt::format("{} bytes written to the channel, past its cap", run.process.channel_bytes));
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
+    timing_checks(e, run.events, shape_idx, ctx.shapes[shape_idx].name, eval_dir);
+    index_checks(e, run.events, shape_idx, ctx.shapes[shape_idx].name, eval_dir);
+  }
+}
+
+} // namespace arbiter::pipeline::detail

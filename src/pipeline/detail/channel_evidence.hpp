@@ -1,0 +1,27 @@
+#pragma once
+/// The candidate's evidence as the runner handed it over on the channel (docs/protocol.md, "The
+/// channel") set against the files it also left in its own, writable folder: a file that no
+/// longer says what the channel says was rewritten by the candidate (guard pattern H3).
+#include "arbiter/guard/dynamic_rules.hpp"
+#include "detail/runs.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+
+namespace arbiter::pipeline::detail {
+
+/// The capture index (what outputs/<shape>/timed.json holds) of the shape's first "timed" event;
+/// nullopt where the channel has none.
+std::optional<nlohmann::json> channel_index(const runner_events& events, std::size_t shape_idx);
+
+/// Adds to e.channel, per shape: a timing/<shape>.json or outputs/<shape>/timed.json that differs
+/// from the channel's record or index, more than one record or index for a shape, a timed shape
+/// without a capture index (every job the orchestrator writes is a guard job), and a timing file
+/// with no record behind it; the last two only for a run that finished (a killed one stops anywhere).
+/// Also a channel that passed its size cap.
+void channel_checks(guard::run_evidence& e, const job_context& ctx, const candidate_run& run,
+                    const std::filesystem::path& eval_dir);
+
+} // namespace arbiter::pipeline::detail
