@@ -90,6 +90,16 @@ TEST(static_rules, kinds_map_to_patterns) {
   EXPECT_TRUE(static_findings(nlohmann::json::array(), r).empty());
 }
 
+TEST(static_rules, executable_memory_and_reaching_the_harness_are_rejected) {
+  const catalog::rules r;
+  EXPECT_TRUE(has(static_findings(facts_of({{"exec_memory", "mmap.PROT_EXEC"}}), r), "H7", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"exec_memory", "libc.mprotect"}}), r), "H7", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"ctypes", "torch.ctypes"}}), r), "H7", severity::flag));
+  EXPECT_TRUE(has(static_findings(facts_of({{"harness", "import arbiter_runner"}}), r), "H3", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"harness", "sys.argv"}}), r), "H3", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"file_write", "path"}}), r), "H1", severity::reject));
+}
+
 TEST(dynamic_rules, each_failing_check_kind_is_one_finding) {
   run_evidence e;
   e.checks = {{"mutation", "shape 4k, input set 0", true, "", false}};
