@@ -157,8 +157,11 @@ def _write_captures(job, runtime, shape_idx, kept, num_sets):
     index = []
     for capture_idx, (call_idx, outputs) in enumerate(kept):
         name = f"timed/{capture_idx}.arbb"
-        write_bundle(runtime, shape_path(job["output_dir"], shape_idx, name), tensors.normalise_outputs(outputs))
-        index.append({"call_idx": call_idx, "input_set": call_idx % num_sets, "file": name})
+        path = shape_path(job["output_dir"], shape_idx, name)
+        write_bundle(runtime, path, tensors.normalise_outputs(outputs))
+        # The file stays in the candidate's folder: its digest on the channel shows a later rewrite.
+        index.append({"call_idx": call_idx, "input_set": call_idx % num_sets, "file": name,
+                      "digest": tensors.file_digest(runtime, path)})
     with open(shape_path(job["output_dir"], shape_idx, "timed.json"), "w", encoding="utf-8") as file:
         json.dump(index, file)
     return index

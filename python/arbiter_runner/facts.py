@@ -17,7 +17,7 @@ from . import source_facts
 KINDS = ("import", "monkeypatch", "thread", "process", "install", "network", "stream", "stream_join", "graph",
          "library", "call", "ctypes", "native_load", "dynamic_code", "file_read", "file_write", "file_list",
          "env", "env_dump", "proc", "introspection", "frame", "exit", "seed", "timer_symbol", "harness",
-         "l2_persist", "precision", "ptx")
+         "l2_persist", "precision", "ptx", "exec_memory")
 
 # Prefixes of resolved dotted call names → kind. The first match wins; order matters.
 CALL_KINDS = [
@@ -28,7 +28,7 @@ CALL_KINDS = [
     ("ftplib.", "network"), ("smtplib.", "network"),
     ("torch.cuda.Stream", "stream"), ("torch.cuda.stream", "stream"), ("torch.cuda.ExternalStream", "stream"),
     ("torch.cuda.CUDAGraph", "graph"), ("torch.cuda.graph", "graph"), ("torch.cuda.make_graphed_callables", "graph"),
-    ("ctypes.", "ctypes"), ("cffi.", "ctypes"),
+    ("ctypes.", "ctypes"), ("_ctypes.", "ctypes"), ("cffi.", "ctypes"),
     ("torch.ops.load_library", "native_load"), ("importlib.machinery.ExtensionFileLoader", "native_load"),
     ("exec", "dynamic_code"), ("eval", "dynamic_code"), ("compile", "dynamic_code"), ("__import__", "dynamic_code"),
     ("marshal.load", "dynamic_code"), ("types.FunctionType", "dynamic_code"), ("types.LambdaType", "dynamic_code"),
@@ -44,6 +44,28 @@ CALL_KINDS = [
     ("os.remove", "file_write"), ("os.unlink", "file_write"), ("os.rename", "file_write"), ("shutil.", "file_write"),
     ("os.chmod", "file_write"), ("os.truncate", "file_write"),
 ]
+# Modules reached as an attribute of another (torch.ctypes, torch.os): a dotted name is classified
+# from the first such component on as well. ctypes counts behind any receiver (numpy's
+# array.ctypes hands out raw pointers too); the others behind an imported name only, so that a
+# solution's own `self.io` stays its own.
+REROOTS = ("ctypes", "_ctypes", "mmap", "os", "io", "_io", "sys", "builtins", "importlib", "subprocess", "marshal")
+ANY_RECEIVER = ("ctypes", "_ctypes")
+# Names that are a fact wherever they are read, as an attribute of anything (torch.ctypes,
+# libc.mprotect, mmap.PROT_EXEC) or imported by name; the exec_memory ones also bare.
+NAME_KINDS = {"ctypes": "ctypes", "_ctypes": "ctypes", "PROT_EXEC": "exec_memory", "mprotect": "exec_memory",
+              "pkey_mprotect": "exec_memory"}
+# Dotted names that are a fact when read, not only when called: the job file's path is argv's last.
+READ_KINDS = [("sys.argv", "harness"), ("sys.orig_argv", "harness")]
+# The harness's own modules: importing them in any form reaches its readers, writers and state.
+HARNESS_MODULES = ("arbiter_runner",)
+# Calls that open a file besides those whose last name is `open` (open, io.open, os.open, Path.open).
+FILE_OPENERS = ("io.FileIO", "_io.FileIO", "os.fdopen", "io.open_code", "_io.open_code")
+# os.open flags that make the descriptor writable.
+WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
+# mmap prot values that cannot make a page executable; anything else (a literal with bit 4, a
+# variable) may.
+SAFE_PROTS = ("PROT_READ", "PROT_WRITE", "PROT_NONE")
+PROT_EXEC_BIT = 4
 JOIN_NAMES = {"wait_stream", "wait_event", "synchronize", "record_stream"}
 LIBRARY_FUNCS = {"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "mv", "linear", "bilinear", "conv1d",
                  "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "einsum",
@@ -68,6 +90,7 @@ class _Visitor(ast.NodeVisitor):
         self.aliases = {}
         self.functions = []
         self.library_attrs = set()  # self.<name> holding an nn.Linear-like module
+        self.imported = set()  # first components of what import statements bound
 
     def _where(self, node):
         return f"{self.file}:{getattr(node, 'lineno', 0)}"
@@ -92,16 +115,43 @@ class _Visitor(ast.NodeVisitor):
     def visit_Import(self, node):
         for alias in node.names:
             self.aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+            self.imported.add(alias.name.split(".")[0])
             self._add("import", alias.name, node)
+            self._harness_import(alias.name, node)
             self._classify(alias.name + ".", node, import_only=True)
 
     def visit_ImportFrom(self, node):
         module = "." * node.level + (node.module or "")
         self._add("import", module, node)
+        self._harness_import(module, node)
+        self.imported.add(module.split(".")[0])
         for alias in node.names:
             full = f"{module}.{alias.name}"
             self.aliases[alias.asname or alias.name] = full
             self._classify(full, node, import_only=True)
+            self._read(full, node)
+            if alias.name in NAME_KINDS:
+                self._add(NAME_KINDS[alias.name], full, node)
+
+    def _harness_import(self, module, node):
+        if module.split(".")[0] in HARNESS_MODULES:
+            self._add("harness", f"import {module}", node)
+
+    def _reroot(self, name):
+        """name from its first inner component that is a module of REROOTS (torch.ctypes.CDLL reads
+        ctypes.CDLL); name itself when there is none. A module's namesake inside it (mmap.mmap,
+        the class) is not the module again."""
+        parts = name.split(".")
+        for part_idx, part in enumerate(parts[1:], 1):
+            if part in REROOTS and part != parts[0] and (part in ANY_RECEIVER or parts[0] in self.imported):
+                return ".".join(parts[part_idx:])
+        return name
+
+    def _read(self, name, node):
+        canonical = self._reroot(name)
+        for prefix, kind in READ_KINDS:
+            if canonical == prefix or canonical.startswith(prefix + "."):
+                self._add(kind, name, node)
 
     def _function(self, node):
         self.functions.append(node.name)
@@ -111,8 +161,12 @@ class _Visitor(ast.NodeVisitor):
     visit_FunctionDef = visit_AsyncFunctionDef = _function
 
     def _classify(self, name, node, import_only=False):
+        canonical = self._reroot(name)
+        # A module reached through another one, with nothing after it (from torch import ctypes).
+        bare_module = canonical != name and "." not in canonical
         for prefix, kind in CALL_KINDS:
-            if name == prefix or ("." in prefix and name.startswith(prefix)):
+            if canonical == prefix or ("." in prefix and canonical.startswith(prefix)) or \
+                    (bare_module and canonical + "." == prefix):
                 if kind and not (import_only and kind in ("exit", "dynamic_code", "frame", "introspection", "seed")):
                     self._add(kind, name.rstrip("."), node)
                 return kind
@@ -145,9 +199,11 @@ class _Visitor(ast.NodeVisitor):
             self._add("precision", name, node)
         if last in ("load_inline", "load", "compile_cuda", "RawKernel", "RawModule") and name != "json.load":
             self.out.add_extension(self, node, name)
-        if last == "open" or name.endswith("read_text") or name.endswith("read_bytes") or name.endswith("write_text") \
-                or name.endswith("write_bytes"):
+        if last == "open" or self._reroot(name) in FILE_OPENERS or name.endswith("read_text") \
+                or name.endswith("read_bytes") or name.endswith("write_text") or name.endswith("write_bytes"):
             self._file_access(node, name)
+        if self._reroot(name) == "mmap.mmap" and self._prot_may_exec(node):
+            self._add("exec_memory", f"{name}(prot={ast.unparse(self._prot(node))})", node)
         if name in ("os.environ.get", "os.getenv") and node.args:
             self._env(node.args[0], node)
         if name.startswith("os.environ.") and last in ("items", "keys", "values", "copy"):
@@ -169,10 +225,32 @@ class _Visitor(ast.NodeVisitor):
             self._add("monkeypatch", f"{name}({ast.unparse(node.args[0]) if node.args else ''})", node)
 
     def _builtin_by_name(self, key, what, node):
-        """A builtin looked up by name: dynamic code when the name is computed or names exec & co."""
+        """A builtin looked up by name: dynamic code when the name is computed or names exec & co.;
+        a file read of an unknown path when it names open."""
         literal = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
         if literal is None or literal in ("exec", "eval", "compile", "__import__"):
             self._add("dynamic_code", what, node)
+        if literal == "open":
+            self._add("file_read", what, node)
+
+    @staticmethod
+    def _prot(node):
+        """The prot argument of mmap.mmap(fileno, length, flags, prot, ...), or None."""
+        if len(node.args) > 3:
+            return node.args[3]
+        return next((keyword.value for keyword in node.keywords if keyword.arg == "prot"), None)
+
+    def _prot_may_exec(self, node, expr=None):
+        """Whether a prot value may hold PROT_EXEC: a literal with its bit, or any name but the
+        safe ones (a name holding PROT_EXEC itself is a fact of its own)."""
+        expr = self._prot(node) if expr is None else expr
+        if expr is None:
+            return False
+        if isinstance(expr, ast.BinOp):
+            return self._prot_may_exec(node, expr.left) or self._prot_may_exec(node, expr.right)
+        if isinstance(expr, ast.Constant):
+            return not isinstance(expr.value, int) or bool(expr.value & PROT_EXEC_BIT)
+        return (self._name(expr) or "").rsplit(".", 1)[-1] not in SAFE_PROTS
 
     def _file_access(self, node, name):
         mode = "r"
@@ -182,7 +260,10 @@ class _Visitor(ast.NodeVisitor):
             if keyword.arg == "mode" and isinstance(keyword.value, ast.Constant):
                 mode = str(keyword.value.value)
         writes = any(flag in mode for flag in "wax+") or "write" in name
-        target = node.args[0] if node.args and name.endswith("open") else node.func
+        if self._reroot(name) == "os.open" and len(node.args) > 1:
+            writes = any(flag in ast.unparse(node.args[1]) for flag in WRITE_FLAGS)
+        opens = name.endswith("open") or self._reroot(name) in FILE_OPENERS
+        target = node.args[0] if node.args and opens else node.func
         text = ast.unparse(target)
         own = ("__file__" in text and not _climbs(text)) or (
             isinstance(target, ast.Constant) and isinstance(target.value, str)
@@ -208,11 +289,19 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Attribute(self, node):
         name = self._name(node) or ""
+        if node.attr in NAME_KINDS:
+            self._add(NAME_KINDS[node.attr], name, node)
+        if isinstance(node.ctx, ast.Load):
+            self._read(name, node)
         if node.attr in ("f_back", "f_globals", "f_locals", "tb_frame", "gi_frame", "__globals__", "f_code"):
             self._add("frame", name, node)
         if node.attr == "__code__" and isinstance(node.ctx, ast.Store):
             self._add("dynamic_code", f"{name} = ...", node)
         self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if NAME_KINDS.get(node.id) == "exec_memory":
+            self._add("exec_memory", node.id, node)
 
     def visit_BinOp(self, node):
         if isinstance(node.op, ast.MatMult):

@@ -18,6 +18,7 @@ SOURCE_PATTERNS = [
     ("timer_symbol", r"\b(cudaEventElapsedTime|cuEventElapsedTime|cudaEventRecord|cuEventRecord|clock_gettime|"
                      r"gettimeofday|arb_time)\b"),
     ("precision", r"\b(__half2?|__nv_bfloat16\w*|__float2half\w*|__float2bfloat16\w*|wmma::|mma\.sync)\b"),
+    ("exec_memory", r"\b(mprotect|pkey_mprotect|PROT_EXEC)\b"),
 ]
 # Symbol names that only matter in plain Python strings (ctypes lookups, dlopen paths).
 SYMBOL_PATTERNS = [
@@ -25,6 +26,8 @@ SYMBOL_PATTERNS = [
                      r"arb_time|libarbiter_runtime|libcudart|libcuda\.so)"),
     ("native_load", r"(cuModuleLoad\w*|\.so(\.\d+)*$|\.cubin$|\.fatbin$)"),
     ("l2_persist", r"(accessPolicyWindow|PersistingL2)"),
+    ("exec_memory", r"^((pkey_)?mprotect|PROT_EXEC)$"),
+    ("ctypes", r"^_?ctypes$"),
 ]
 _SOURCE = [(kind, re.compile(pattern)) for kind, pattern in SOURCE_PATTERNS]
 _SYMBOLS = [(kind, re.compile(pattern)) for kind, pattern in SYMBOL_PATTERNS]

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace arbiter::guard {
@@ -62,6 +63,18 @@ void work_findings(const run_evidence& e, std::vector<finding>& out) {
   }
 }
 
+// T4 in native code: the loop's clock ran at another rate than the kernel's monotonic clock.
+void clock_findings(const run_evidence& e, std::vector<finding>& out) {
+  for (const auto& c : e.clocks) {
+    if (c.kernel_clock_s < k_clock_min_span_s || std::abs(c.sample_clock_s / c.kernel_clock_s - 1.0) <= k_clock_tolerance) continue;
+    out.push_back(dynamic("T4", severity::reject,
+                          fmt::format("shape {}: the timing loop's clock counted {:.4g} s where the kernel's monotonic clock "
+                                      "(read by a raw syscall) counted {:.4g} s: the clock ran at {:.3g}× (patched in the process)",
+                                      c.shape, c.sample_clock_s, c.kernel_clock_s, c.sample_clock_s / c.kernel_clock_s)));
+    return;
+  }
+}
+
 } // namespace
 
 std::vector<finding> dynamic_findings(const run_evidence& e) {
@@ -82,6 +95,7 @@ std::vector<finding> dynamic_findings(const run_evidence& e) {
   if (!e.channel.empty()) out.push_back(dynamic("H3", severity::reject, "the result channel was forged: " + joined(e.channel)));
   check_findings(e, out);
   work_findings(e, out);
+  clock_findings(e, out);
   probe_findings(e.probe, out);
   return out;
 }

@@ -22,7 +22,7 @@ struct kind_rule {
   std::string_view says;
 };
 
-constexpr std::array<kind_rule, 19> k_kind_rules{{
+constexpr std::array<kind_rule, 20> k_kind_rules{{
     {"thread", "T2", severity::reject, "starts work on another thread"},
     {"frame", "T7", severity::reject, "inspects the call stack or frames (evaluator-mode detection)"},
     {"env", "T7", severity::reject, "probes the environment"},
@@ -36,6 +36,9 @@ constexpr std::array<kind_rule, 19> k_kind_rules{{
     {"native_load", "H7", severity::reject, "loads a native library or module the sources do not build"},
     {"dynamic_code", "H7", severity::reject, "runs code built at run time (exec/eval/compile)"},
     {"ctypes", "H7", severity::flag, "uses ctypes/cffi"},
+    // Machine code written into memory at run time is a binary the sources do not show, whatever
+    // it then patches (a timer: T4, which the runtime's clock check sees); statically it is H7.
+    {"exec_memory", "H7", severity::reject, "makes memory executable (mmap PROT_EXEC, mprotect)"},
     {"exit", "H2", severity::reject, "exits or signals the process"},
     {"file_write", "H1", severity::reject, "writes outside its own folder"},
     {"file_list", "H4", severity::reject, "lists folders outside its own"},
@@ -85,7 +88,8 @@ void kind_findings(const std::vector<fact>& facts, std::vector<finding>& out) {
     if (f.kind == "timer_symbol")
       out.push_back({"T4", severity::reject, "names a timing symbol a patch would target: " + at(f), "static"});
     if (f.kind == "harness")
-      out.push_back({"H3", severity::reject, "names the result channel or the exchange: " + at(f), "static"});
+      out.push_back({"H3", severity::reject, "reaches for the harness (its modules, job file, channel or exchange): " + at(f),
+                     "static"});
     if (f.kind == "seed" && f.function != "<module>" && f.function != "__init__")
       out.push_back({"S6", severity::reject, "seeds a random generator at call time (predicting inputs): " + at(f), "static"});
   }

@@ -3,6 +3,10 @@
 #include "arbiter/common/file.hpp"
 
 #include <fmt/format.h>
+#include <xxhash.h>
+
+#include <fstream>
+#include <vector>
 
 namespace arbiter::pipeline::detail {
 
@@ -48,9 +52,31 @@ void index_checks(guard::run_evidence& e, const runner_events& events, std::size
   const std::string rel = "outputs/" + std::to_string(shape_idx) + "/timed.json";
   const auto file = read_folder_json(eval_dir / rel);
   if (!file || *file != *index) e.channel.push_back(rel + " differs from the capture index the runner handed over");
+  for (const auto& capture : *index) {
+    if (!capture.is_object() || !capture.contains("digest")) continue;
+    const std::string capture_rel = "outputs/" + std::to_string(shape_idx) + "/" + capture.value("file", "");
+    if (file_digest(eval_dir / capture_rel) != capture.value("digest", ""))
+      e.channel.push_back(capture_rel + " was rewritten after the runner wrote it (its digest on the channel differs)");
+  }
 }
 
 } // namespace
+
+constexpr std::size_t k_digest_chunk = 64u << 20; // python/arbiter_runner/tensors.py DIGEST_CHUNK
+
+std::string file_digest(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return "";
+  std::vector<char> chunk(k_digest_chunk);
+  XXH64_hash_t digest = 0;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    digest = XXH3_64bits_withSeed(chunk.data(), got, digest);
+  }
+  return fmt::format("{:016x}", digest);
+}
 
 std::optional<nlohmann::json> channel_index(const runner_events& events, std::size_t shape_idx) {
   const auto found = shape_events(events.timed, shape_idx);

@@ -166,6 +166,18 @@ double fastest_fresh_call(const runner_events& events, std::size_t shape_idx) {
 
 } // namespace
 
+std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_events& events) {
+  std::vector<guard::clock_span> spans;
+  for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx)
+    for (const auto* timing : shape_events(events.timings, shape_idx)) {
+      const auto check = timing->value("record", nlohmann::json::object()).value("clock_check", nlohmann::json::object());
+      const auto sample = check.find("sample_clock_s"), kernel = check.find("kernel_clock_s");
+      if (sample == check.end() || kernel == check.end() || !sample->is_number() || !kernel->is_number()) continue;
+      spans.push_back({ctx.shapes[shape_idx].name, sample->get<double>(), kernel->get<double>()});
+    }
+  return spans;
+}
+
 std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events,
                                            const std::vector<store::measurement_record>& measurements) {
   std::vector<guard::work_check> checks;

@@ -183,6 +183,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   j.findings = guard::static_findings(run.facts, problem.rule);
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   evidence.work = work_checks(ctx, run.events, j.measurements);
+  evidence.clocks = clock_spans(ctx, run.events);
   attach_probe(ctx, problem, run, probe, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();

@@ -88,7 +88,10 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
     }
     after(call_idx);
   }
+  // Each clock read right after the other, at both ends: the spans then cover the same calls.
   const double start_s = wall();
+  const auto kernel_now = [&] { return hooks.kernel_clock ? hooks.kernel_clock() : NAN; };
+  const double start_kernel_s = kernel_now();
   for (int64_t sample_idx = 0;; ++sample_idx) {
     clock.prepare(sample_idx);
     {
@@ -109,6 +112,8 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
     const auto stop = should_stop(rule, static_cast<int64_t>(run.times_ms.size()), elapsed_s, rel_noise);
     if (stop) {
       run.stop = *stop;
+      const double end_s = wall(); // read again: the noise estimate above is outside both spans
+      run.check = {end_s - start_s, kernel_now() - start_kernel_s, kernel_clock_source()};
       break;
     }
   }

@@ -38,6 +38,15 @@ void add_method(nlohmann::ordered_json& doc, const timing_run& run) {
   doc["max_sm_clock_mhz"] = f.max_sm_mhz ? nlohmann::json(f.max_sm_mhz) : nlohmann::json();
 }
 
+// The loop's span on its own clock and on the kernel's (docs/measurement.md, "Clock check").
+nlohmann::ordered_json clock_check_json(const clock_check& check) {
+  nlohmann::ordered_json doc;
+  doc["sample_clock_s"] = finite_or_null(check.sample_clock_s);
+  doc["kernel_clock_s"] = finite_or_null(check.kernel_clock_s);
+  doc["kernel_read"] = check.kernel_read;
+  return doc;
+}
+
 } // namespace
 
 std::string timing_json(const timing_run& run) {
@@ -56,6 +65,7 @@ std::string timing_json(const timing_run& run) {
   doc["rel_noise"] = finite_or_null(stats.rel_noise);
   doc["stop"] = stop_reason_name(run.stop);
   add_method(doc, run);
+  doc["clock_check"] = clock_check_json(run.check);
   doc["times_ms"] = run.times_ms;
   doc["host_ms"] = run.host_ms;
   doc["throttled_ms"] = run.throttled_ms;

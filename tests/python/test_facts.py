@@ -1,5 +1,6 @@
 """Static facts (python/arbiter_runner/facts.py) of small sources: the roads to a monkeypatch, to
-code built at run time and to files outside the solution's folder that are not the plain ones."""
+code built at run time, to ctypes and executable memory, to the harness and to files outside the
+solution's folder that are not the plain ones."""
 import textwrap
 
 import pytest
@@ -32,6 +33,39 @@ SEEN = [
     ("file_read", "import os\nopen(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + '/x').read()\n"),
     ("file_read", "import pathlib\n(pathlib.Path(__file__).parents[3] / 'x').read_bytes()\n"),
     ("file_read", "import pathlib\n(pathlib.Path(__file__).parent.parent / 'x').read_text()\n"),
+    # ctypes behind another module or object
+    ("ctypes", "import torch\n_ct = torch.ctypes\n"),
+    ("ctypes", "import torch\nlib = torch.ctypes.CDLL(None)\n"),
+    ("ctypes", "from torch import ctypes\n"),
+    ("ctypes", "import numpy\nx = numpy.zeros(4)\nx.ctypes.memmove(0, 0, 0)\n"),
+    ("ctypes", "import builtins\nm = getattr(__import__('torch'), 'ctypes')\n"),
+    # memory made executable
+    ("exec_memory", "import mmap\npage = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_EXEC)\n"),
+    ("exec_memory", "import mmap\npage = mmap.mmap(-1, 4096, prot=7)\n"),
+    ("exec_memory", "import mmap\nPROT = 5\npage = mmap.mmap(-1, 4096, mmap.MAP_PRIVATE, PROT)\n"),
+    ("exec_memory", "from mmap import *\nRWX = PROT_READ | PROT_WRITE | PROT_EXEC\n"),
+    ("exec_memory", "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.mprotect(0, 4096, 7)\n"),
+    ("exec_memory", "import ctypes\nprotect = getattr(ctypes.CDLL(None), 'mprotect')\n"),
+    # files opened by other names
+    ("file_read", "import io, sys\nwith io.FileIO(sys.argv[-1], 'r') as f:\n    job = f.readall()\n"),
+    ("file_write", "import io\nio.FileIO('/data/timing/0.json', 'w').write(b'{}')\n"),
+    ("file_write", "from _io import FileIO\nFileIO(path, 'w')\n"),
+    ("file_write", "import os\nfd = os.open(path, os.O_WRONLY | os.O_TRUNC)\n"),
+    ("file_read", "import os\nfd = os.open('/data/job.json', os.O_RDONLY)\n"),
+    ("file_read", "import os\nf = os.fdopen(fd, 'rb')\n"),
+    ("file_read", "import builtins\nf = builtins.open('/etc/hosts')\n"),
+    ("file_read", "import io\nf = io.open('/etc/hosts')\n"),
+    ("file_read", "import builtins\nf = getattr(builtins, 'open')(path)\n"),
+    ("file_read", "import torch\nf = torch.os.open('/etc/hosts', 0)\n"),
+    # the harness itself: its modules and the job file's path
+    ("harness", "from arbiter_runner import bundle, runtime\n"),
+    ("harness", "import arbiter_runner.bundle as b\n"),
+    ("harness", "from arbiter_runner.bundle import read_bundle\n"),
+    ("harness", "import importlib\nb = importlib.import_module('arbiter_runner.bundle')\n"),
+    ("harness", "b = __import__('arbiter_runner')\n"),
+    ("harness", "import sys\njob = sys.argv[-1]\n"),
+    ("harness", "from sys import argv\n"),
+    ("harness", "import torch\njob = torch.sys.argv[1]\n"),
 ]
 
 # (kinds, a one-file solution that must show none of them)
@@ -53,6 +87,19 @@ UNSEEN = [
     (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parent / 'kernel.cu').read_text()\n"),
     (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parents[0] / 'kernel.cu').read_text()\n"),
     (("file_read", "file_list"), "import pathlib\npathlib.Path(__file__).with_name('kernel.cu').read_text()\n"),
+    (("file_read", "file_write"), "import io, os\nio.FileIO(os.path.join(os.path.dirname(__file__), 'k.cu')).readall()\n"),
+    (("exec_memory",), "import mmap\npage = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE)\n"),
+    (("exec_memory",), "import mmap\npage = mmap.mmap(-1, 4096)\nprint('mprotect refused')\n"),
+    (("file_read", "harness"), """
+     import torch
+     class ModelNew(torch.nn.Module):
+         def __init__(self, io, sys):
+             super().__init__()
+             self.io, self.sys = io, sys
+         def forward(self, a):
+             return self.io.FileIO(a, self.sys.argv)
+     """),
+    (("harness",), "from .helpers import scale\nimport argparse\n"),
 ]
 
 

@@ -33,6 +33,19 @@ struct work_check {
 inline constexpr double k_work_ratio = 8.0;
 inline constexpr double k_work_floor_ms = 0.2;
 
+/// One timed shape's clock check (T4): the sampling loop's span on the clock the samples read and
+/// on CLOCK_MONOTONIC read through a raw syscall (the timing record's clock_check).
+struct clock_span {
+  std::string shape;
+  double sample_clock_s = 0;
+  double kernel_clock_s = 0;
+};
+
+/// The two spans of an honest loop differ by the gap between two adjacent reads (microseconds);
+/// a relative difference above this over a span of at least k_clock_min_span_s is a patched clock.
+inline constexpr double k_clock_tolerance = 0.05;
+inline constexpr double k_clock_min_span_s = 0.02;
+
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)
   std::vector<std::string> thread_leaks; ///< Python threads alive after load or calls that were not before
@@ -45,6 +58,7 @@ struct run_evidence {
   std::string poisoned;                  ///< non-empty: an output still holds the allocator poison
   std::vector<std::string> channel;      ///< anomalies of the result channel (events, files)
   std::vector<work_check> work;          ///< per timed shape with a sealed-set re-run
+  std::vector<clock_span> clocks;        ///< per timed shape whose record carries both spans
   probe_evidence probe;                  ///< the CUPTI probe's account (probe_rules.hpp)
 };
 

@@ -1,9 +1,11 @@
 #pragma once
 /// The timing loop behind arb_time: warm-up, then samples until the stopping rule holds
 /// (docs/protocol.md, "Timing"), and the JSON it leaves in timing/<shape_idx>.json.
+#include "arbiter/runtime/kernel_clock.hpp"
 #include "arbiter/runtime/sample_clock.hpp"
 #include "arbiter/runtime/timing_stats.hpp"
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,6 +14,15 @@ namespace arbiter::runtime {
 
 /// Every how many samples a host-latency call is made (sample 0 included).
 inline constexpr int64_t k_host_latency_every = 4;
+
+/// The sampling loop's span, from before its first sample to after its last, on two clocks: the
+/// one the loop reads (`wall`, steady_clock unless a test injects one) and the kernel's monotonic
+/// clock read by kernel_monotonic_seconds. A clock patched in the process makes them disagree.
+struct clock_check {
+  double sample_clock_s = NAN; ///< the span on the loop's clock
+  double kernel_clock_s = NAN; ///< the same span on the kernel's CLOCK_MONOTONIC
+  std::string kernel_read;     ///< kernel_clock_source(): how the kernel clock was read
+};
 
 /// Everything one timing run measured.
 struct timing_run {
@@ -28,6 +39,7 @@ struct timing_run {
   int64_t held = 0;               ///< kept samples queued behind the stream hold
   int64_t power_capped = 0;       ///< samples taken under the software power cap
   std::vector<unsigned> sm_mhz;   ///< SM clock after each sample (known readings only)
+  clock_check check;              ///< the loop's span on its own clock and on the kernel's
 };
 
 /// Window marks for an evidence probe in the process (the CUPTI probe, docs/probe.md): begin
@@ -47,11 +59,13 @@ using wall_fn = std::function<double()>;
 /// Monotonic host time in seconds (std::chrono::steady_clock).
 double steady_seconds();
 
-/// What a run does around its calls besides timing them: probe window marks, and a callback
-/// after each call's timed span (outside all timing). Both optional.
+/// What a run does around its calls besides timing them: probe window marks, a callback after
+/// each call's timed span (outside all timing), both optional; and the reference clock of the
+/// clock check, read once before the first sample and once after the last.
 struct timing_hooks {
   window_marks* marks = nullptr;
   call_fn after_call;
+  wall_fn kernel_clock = kernel_monotonic_seconds;
 };
 
 /// Runs warmup_calls untimed calls, then samples through clock until should_stop() holds; at

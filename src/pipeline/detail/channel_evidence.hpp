@@ -16,9 +16,13 @@ namespace arbiter::pipeline::detail {
 /// nullopt where the channel has none.
 std::optional<nlohmann::json> channel_index(const runner_events& events, std::size_t shape_idx);
 
+/// XXH3 of a file chained over 64 MiB chunks (each chunk's seed the digest so far), 16 hex digits,
+/// as the runner's tensors.file_digest computes it for each timed capture; "" when unreadable.
+std::string file_digest(const std::filesystem::path& file);
+
 /// Adds to e.channel, per shape: a timing/<shape>.json or outputs/<shape>/timed.json that differs
 /// from the channel's record or index, more than one record or index for a shape, a timed shape
-/// without a capture index (every job the orchestrator writes is a guard job), and a timing file
+/// without a capture index, a capture file whose digest is not the one on the channel (every job the orchestrator writes is a guard job), and a timing file
 /// with no record behind it; the last two only for a run that finished (a killed one stops anywhere).
 /// Also a channel that passed its size cap.
 void channel_checks(guard::run_evidence& e, const job_context& ctx, const candidate_run& run,

@@ -30,4 +30,8 @@ guard::run_evidence collect_evidence(const job_context& ctx, const catalog::prob
 std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events,
                                            const std::vector<store::measurement_record>& measurements);
 
+/// Per timed shape, the clock_check spans of the channel's timing record; shapes whose record lacks
+/// either span are left out.
+std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_events& events);
+
 } // namespace arbiter::pipeline::detail

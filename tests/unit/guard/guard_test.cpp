@@ -90,6 +90,16 @@ TEST(static_rules, kinds_map_to_patterns) {
   EXPECT_TRUE(static_findings(nlohmann::json::array(), r).empty());
 }
 
+TEST(static_rules, executable_memory_and_reaching_the_harness_are_rejected) {
+  const catalog::rules r;
+  EXPECT_TRUE(has(static_findings(facts_of({{"exec_memory", "mmap.PROT_EXEC"}}), r), "H7", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"exec_memory", "libc.mprotect"}}), r), "H7", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"ctypes", "torch.ctypes"}}), r), "H7", severity::flag));
+  EXPECT_TRUE(has(static_findings(facts_of({{"harness", "import arbiter_runner"}}), r), "H3", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"harness", "sys.argv"}}), r), "H3", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"file_write", "path"}}), r), "H1", severity::reject));
+}
+
 TEST(dynamic_rules, each_failing_check_kind_is_one_finding) {
   run_evidence e;
   e.checks = {{"mutation", "shape 4k, input set 0", true, "", false}};
@@ -133,6 +143,18 @@ TEST(dynamic_rules, timed_calls_far_faster_than_a_call_on_unseen_inputs_are_T5) 
   EXPECT_EQ(found[0].pattern, "T5");
   EXPECT_EQ(found[0].level, severity::reject);
   EXPECT_NE(found[0].evidence.find("shape 4m"), std::string::npos) << found[0].evidence;
+}
+
+TEST(dynamic_rules, a_loop_clock_that_disagrees_with_the_kernel_clock_is_T4) {
+  run_evidence e;
+  e.clocks = {{"4k", 0.20178, 0.20177}, {"odd", 0.001, 0.004}}; // honest; too short a span to judge
+  EXPECT_TRUE(dynamic_findings(e).empty());
+  e.clocks.push_back({"1m", 0.2003, 0.8010}); // a steady_clock running 4x slow
+  const auto found = dynamic_findings(e);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "T4");
+  EXPECT_EQ(found[0].level, severity::reject);
+  EXPECT_NE(found[0].evidence.find("0.25"), std::string::npos) << found[0].evidence;
 }
 
 probe_evidence clean_probe() {

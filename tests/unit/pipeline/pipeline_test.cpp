@@ -1,6 +1,7 @@
 // The orchestrator's judgement of a candidate run, without real processes: the runner's files
 // are written here as a candidate would leave them.
 #include "arbiter/runtime/arbiter_runtime.h"
+#include "detail/channel_evidence.hpp"
 #include "detail/events.hpp"
 #include "detail/judge.hpp"
 #include "detail/probe_setup.hpp"
@@ -205,6 +206,21 @@ TEST_F(judge_fixture, an_emptied_capture_index_is_h3_and_the_channels_captures_a
   EXPECT_NE(evidence_of(j, "H3").find("outputs/0/timed.json differs from the capture index"), std::string::npos)
       << evidence_of(j, "H3");
   EXPECT_TRUE(has_finding(j, "T7"));
+}
+
+TEST_F(judge_fixture, a_capture_rewritten_after_the_runner_wrote_it_is_h3) {
+  candidate_outputs({1, 2, 3}, {0, 0, 0}); // zeros when timed...
+  auto index = m_run.events.timed[0]["captures"];
+  index[0]["digest"] = detail::file_digest(eval() / "outputs/0/timed/0.arbb");
+  write_json_file(eval() / "outputs/0/timed.json", index);
+  m_run.events.timed[0]["captures"] = index;
+  EXPECT_TRUE(has_finding(judge(), "T7"));
+  write_bundle(eval() / "outputs/0/timed/0.arbb", {1, 2, 3}); // ...and the right values written afterwards
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_FALSE(has_finding(j, "T7"));
+  EXPECT_NE(evidence_of(j, "H3").find("outputs/0/timed/0.arbb was rewritten after the runner wrote it"), std::string::npos)
+      << evidence_of(j, "H3");
 }
 
 TEST_F(judge_fixture, the_channel_needs_one_record_and_one_capture_index_per_timed_shape) {

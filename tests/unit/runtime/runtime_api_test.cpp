@@ -41,6 +41,14 @@ arb_timing_config cpu_config() {
   return config;
 }
 
+// Samples until max_time_s, however noisy: a loop of a known length.
+arb_timing_config max_time_config(double max_time_s) {
+  arb_timing_config config = cpu_config();
+  config.max_samples = 1000000;
+  config.max_time_s = max_time_s;
+  return config;
+}
+
 fs::path temp_path(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("arbiter_runtime_api_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -74,15 +82,27 @@ TEST(arb_time, cpu_counts_warmup_and_stops_at_max_samples) {
 TEST(arb_time, cpu_stops_at_max_time) {
   counting_state state;
   state.sleep = std::chrono::microseconds(2000);
-  arb_timing_config config = cpu_config();
-  config.max_samples = 1000000;
-  config.max_time_s = 0.05;
+  const arb_timing_config config = max_time_config(0.05);
   arb_timing_result result{};
   ASSERT_EQ(arb_time(&config, counting_call, &state, nullptr, &result), ARB_OK) << arb_last_error();
   EXPECT_EQ(result.stop, 1);
   EXPECT_GE(result.samples, 1);
   EXPECT_LE(result.samples, 26); // each sample sleeps 2 ms within a 50 ms budget
   EXPECT_GE(result.median_ms, 2.0);
+}
+
+TEST(arb_time, the_record_carries_the_loop_span_on_both_clocks) {
+  counting_state state;
+  state.sleep = std::chrono::microseconds(2000);
+  const arb_timing_config config = max_time_config(0.1);
+  const fs::path json_path = temp_path("clock_check.json");
+  ASSERT_EQ(arb_time(&config, counting_call, &state, json_path.c_str(), nullptr), ARB_OK) << arb_last_error();
+  std::ifstream in(json_path);
+  const nlohmann::json check = nlohmann::json::parse(in)["clock_check"];
+  const double sample_s = check["sample_clock_s"].get<double>();
+  const double kernel_s = check["kernel_clock_s"].get<double>();
+  EXPECT_GE(sample_s, 0.1); // the loop ran to max_time
+  EXPECT_NEAR(kernel_s, sample_s, 0.01 * sample_s); // an honest clock agrees with the kernel's
 }
 
 TEST(arb_time, cpu_stops_on_noise) {

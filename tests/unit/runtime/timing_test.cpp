@@ -1,5 +1,6 @@
 // Statistics, stopping rule and the sampling loop of the runtime, driven by a fake clock and a
 // fake wall clock so that every stop reason is reached deterministically.
+#include "arbiter/runtime/kernel_clock.hpp"
 #include "arbiter/runtime/timing.hpp"
 #include "arbiter/runtime/timing_stats.hpp"
 #include "clock_monitor.hpp"
@@ -253,6 +254,36 @@ TEST(timing_json, has_the_protocol_fields) {
 
   const timing_run single = run_timing(stop_rule{1, 1, 0, 1e9, 0}, 0, clock, [](int64_t) { return 0; });
   EXPECT_TRUE(nlohmann::json::parse(timing_json(single))["rel_noise"].is_null());
+}
+
+TEST(timing_json, clock_check_spans_the_sampling_loop_on_both_clocks) {
+  fake_clock clock({1.0});
+  timing_hooks hooks;
+  hooks.kernel_clock = stepping_wall(5.0); // read twice: a span of 5 s
+  // Wall reads: 0.25 before sample 0, one after each of 4 samples, one more at the stop: 1.25 s.
+  const timing_run run = run_timing(stop_rule{4, 4, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; },
+                                    stepping_wall(0.25), hooks);
+  const nlohmann::json check = nlohmann::json::parse(timing_json(run))["clock_check"];
+  EXPECT_DOUBLE_EQ(check["sample_clock_s"].get<double>(), 1.25);
+  EXPECT_DOUBLE_EQ(check["kernel_clock_s"].get<double>(), 5.0); // a sample clock running 4x slow
+  EXPECT_EQ(check["kernel_read"], kernel_clock_source());
+
+  hooks.kernel_clock = nullptr;
+  const timing_run unchecked = run_timing(stop_rule{1, 1, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; },
+                                          stepping_wall(0.25), hooks);
+  EXPECT_TRUE(nlohmann::json::parse(timing_json(unchecked))["clock_check"]["kernel_clock_s"].is_null());
+}
+
+TEST(kernel_clock, reads_the_clock_steady_clock_reads) {
+  // Both are CLOCK_MONOTONIC: a kernel reading between two steady readings lies between them.
+  for (int rep = 0; rep < 100; ++rep) {
+    const double before_s = steady_seconds();
+    const double kernel_s = kernel_monotonic_seconds();
+    const double after_s = steady_seconds();
+    ASSERT_TRUE(std::isfinite(kernel_s));
+    EXPECT_LE(before_s, kernel_s + 1e-9);
+    EXPECT_LE(kernel_s, after_s + 1e-9);
+  }
 }
 
 TEST(clock_monitor, thermal_and_brake_reasons_throttle_the_power_cap_does_not) {
