@@ -138,8 +138,9 @@ def _time(job, runtime, events, model, shape_idx, large):
                    group=shape_idx)
         _hand_over_timing(job, events, shape_idx)
         if capture is not None:
-            if capture.tampered():
-                events.emit("integrity", stage="timing", patched=capture.tampered())
+            patched = capture.tampered()
+            if patched:
+                events.emit("integrity", stage="timing", patched=patched)
             index = _write_captures(job, runtime, shape_idx, capture.finish(), len(input_sets))
     events.emit("timed", shape_idx=shape_idx, **({} if index is None else {"captures": index}))
 

@@ -42,7 +42,10 @@ CALL_KINDS = [
     ("torch.set_rng_state", "seed"), ("torch.random.", "seed"), ("random.seed", "seed"), ("numpy.random.seed", "seed"),
     ("os.listdir", "file_list"), ("os.scandir", "file_list"), ("os.walk", "file_list"), ("glob.", "file_list"),
     ("os.remove", "file_write"), ("os.unlink", "file_write"), ("os.rename", "file_write"), ("shutil.", "file_write"),
-    ("os.chmod", "file_write"), ("os.truncate", "file_write"),
+    ("os.chmod", "file_write"), ("os.truncate", "file_write"), ("os.ftruncate", "file_write"),
+    # Raw descriptors: the runner's result channel is one (descriptor 3); a kernel has no use for them.
+    ("os.write", "harness"), ("os.pwrite", "harness"), ("os.dup", "harness"), ("os.close", "harness"),
+    ("os.sendfile", "harness"), ("os.splice", "harness"), ("os.copy_file_range", "harness"), ("fcntl.", "harness"),
 ]
 # Modules reached as an attribute of another (torch.ctypes, torch.os): a dotted name is classified
 # from the first such component on as well. ctypes counts behind any receiver (numpy's
@@ -91,12 +94,43 @@ class _Visitor(ast.NodeVisitor):
         self.functions = []
         self.library_attrs = set()  # self.<name> holding an nn.Linear-like module
         self.imported = set()  # first components of what import statements bound
+        # A module-level `if __name__ == "__main__":` body never runs when the harness imports the
+        # solution; its harness reads (sys.argv of a self-test) count only if the module can rename
+        # itself (stores __name__, or reaches its globals through globals()/vars()).
+        self.in_main_guard = False
+        self.main_guard_reads = []
+        self.renames_itself = False
 
     def _where(self, node):
         return f"{self.file}:{getattr(node, 'lineno', 0)}"
 
     def _add(self, kind, what, node):
+        if self.in_main_guard and kind == "harness" and any(what.endswith(name) for name, _ in READ_KINDS):
+            self.main_guard_reads.append((kind, what, node))
+            return
         self.out.add(kind, what, self._where(node), self.functions[-1] if self.functions else "<module>")
+
+    def visit_Module(self, node):
+        self.generic_visit(node)
+        if self.renames_itself:
+            for kind, what, read in self.main_guard_reads:
+                self.out.add(kind, what, self._where(read), "<module>")
+
+    def visit_If(self, node):
+        test = node.test
+        main_guard = (not self.functions and isinstance(test, ast.Compare) and len(test.ops) == 1
+                      and isinstance(test.ops[0], ast.Eq) and {ast.unparse(test.left), ast.unparse(test.comparators[0])}
+                      == {"__name__", "'__main__'"})
+        if not main_guard:
+            self.generic_visit(node)
+            return
+        self.visit(node.test)
+        self.in_main_guard = True
+        for statement in node.body:
+            self.visit(statement)
+        self.in_main_guard = False
+        for statement in node.orelse:
+            self.visit(statement)
 
     def _name(self, node):
         """Dotted name of an expression with aliases resolved, or None."""
@@ -175,6 +209,8 @@ class _Visitor(ast.NodeVisitor):
     def visit_Call(self, node):
         name = self._name(node.func) or ""
         self._add("call", name, node)
+        if name in ("globals", "vars", "builtins.globals", "builtins.vars"):
+            self.renames_itself = True
         self._classify(name, node)
         last = name.rsplit(".", 1)[-1]
         if name in ("setattr", "builtins.setattr") and len(node.args) >= 2:
@@ -300,6 +336,8 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node):
+        if node.id == "__name__" and not isinstance(node.ctx, ast.Load):
+            self.renames_itself = True
         if NAME_KINDS.get(node.id) == "exec_memory":
             self._add("exec_memory", node.id, node)
 

@@ -66,6 +66,14 @@ SEEN = [
     ("harness", "import sys\njob = sys.argv[-1]\n"),
     ("harness", "from sys import argv\n"),
     ("harness", "import torch\njob = torch.sys.argv[1]\n"),
+    # raw descriptors, the result channel among them
+    ("harness", "import os\nos.write(3, b'{}')\n"),
+    ("harness", "import os\nos.dup2(os.open('/dev/null', os.O_WRONLY), 3)\n"),
+    ("harness", "from os import writev\n"),
+    ("harness", "import os\nos.closerange(3, 4)\n"),
+    # a self-test block runs under the harness once the module renames itself
+    ("harness", "import sys\n__name__ = '__main__'\nif __name__ == '__main__':\n    print(sys.argv)\n"),
+    ("harness", "import sys\nglobals()['__name__'] = '__main__'\nif __name__ == '__main__':\n    print(sys.argv)\n"),
 ]
 
 # (kinds, a one-file solution that must show none of them)
@@ -100,6 +108,16 @@ UNSEEN = [
              return self.io.FileIO(a, self.sys.argv)
      """),
     (("harness",), "from .helpers import scale\nimport argparse\n"),
+    # a self-test block never runs when the harness imports the solution
+    (("harness",), """
+     import sys
+     import torch
+     class ModelNew(torch.nn.Module):
+         def forward(self, x):
+             return x * 2
+     if __name__ == "__main__":
+         print(ModelNew()(torch.ones(int(sys.argv[1]))))
+     """),
 ]
 
 
