@@ -136,20 +136,14 @@ def _time(job, runtime, events, model, shape_idx, large):
                       for seed_idx in range(int(job["num_seeds"]))]
         time_model(runtime, model, input_sets, device, job.get("timing", {}), timing_path(job, shape_idx), capture,
                    group=shape_idx)
-        _hand_over_timing(job, events, shape_idx)
+        # The record from the runtime's memory, before any solution code is called again.
+        events.emit("timing", shape_idx=shape_idx, record=runtime.last_timing())
         if capture is not None:
             patched = capture.tampered()
             if patched:
                 events.emit("integrity", stage="timing", patched=patched)
             index = _write_captures(job, runtime, shape_idx, capture.finish(), len(input_sets))
     events.emit("timed", shape_idx=shape_idx, **({} if index is None else {"captures": index}))
-
-
-def _hand_over_timing(job, events, shape_idx):
-    """The record the runtime just wrote, read before any solution code is called again."""
-    with open(timing_path(job, shape_idx), encoding="utf-8") as file:
-        record = json.load(file)
-    events.emit("timing", shape_idx=shape_idx, record=record)
 
 
 def _write_captures(job, runtime, shape_idx, kept, num_sets):

@@ -52,7 +52,7 @@ class Watch:
             if not attr.startswith("_") or attr in ("__import__", "__build_class__"):
                 self.objects[f"builtins.{attr}"] = value
         lib = runtime.lib
-        for symbol in ("arb_time", "arb_hash_bytes", "arb_writer_add", "arb_device_synchronize"):
+        for symbol in ("arb_time", "arb_last_timing", "arb_hash_bytes", "arb_writer_add", "arb_device_synchronize"):
             self.objects[f"arbiter_runner.runtime.lib.{symbol}"] = getattr(lib, symbol)
         self.runtime = runtime
 

@@ -5,6 +5,7 @@ bundle format, hashing and the timing loop. Every call is checked; a failure rai
 with the library's own message.
 """
 import ctypes
+import json
 import os
 
 ARB_MAX_NDIM = 8
@@ -70,6 +71,7 @@ def _declare(lib):
         "arb_reader_close": (None, [p]),
         "arb_hash_bytes": (c.c_uint64, [p, c.c_uint64, c.c_uint64]),
         "arb_time": (c.c_int, [c.POINTER(TimingConfig), CALL_FN, p, c.c_char_p, c.POINTER(TimingResult)]),
+        "arb_last_timing": (c.c_int64, [c.c_char_p, c.c_int64]),
         "arb_device_synchronize": (c.c_int, [c.c_int32]),
         "arb_probe_begin": (c.c_int, [c.c_char_p, c.c_int64, c.c_int64, c.c_uint64]),
         "arb_probe_end": (c.c_int, []),
@@ -94,6 +96,13 @@ class Runtime:
             message = (self.lib.arb_last_error() or b"").decode("utf-8", "replace")
             raise RuntimeFailure(rc, f"{what}: {message}")
         return rc
+
+    def last_timing(self):
+        """The record the last arb_time made, parsed, from the runtime's memory (not its file)."""
+        length = self.lib.arb_last_timing(None, 0)
+        buffer = ctypes.create_string_buffer(max(length, 1))
+        self.lib.arb_last_timing(buffer, length)
+        return json.loads(buffer.raw[:length]) if length else None
 
     def hash_bytes(self, address, nbytes, seed):
         return self.lib.arb_hash_bytes(address, nbytes, seed)

@@ -11,7 +11,10 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <new>
+#include <string>
 
 using namespace arbiter::runtime;
 
@@ -24,6 +27,9 @@ struct arb_reader {
 };
 
 namespace {
+
+std::mutex g_last_timing_mutex;
+std::string g_last_timing; // arb_last_timing: the last record arb_time made
 
 template <typename body_fn>
 int guarded(body_fn&& body) noexcept {
@@ -160,9 +166,19 @@ int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const 
     if (config->after_call) hooks.after_call = [&](int64_t call_idx) { return config->after_call(user, call_idx); };
     const timing_run run = run_timing(
         rule, config->warmup_calls, *clock, [&](int64_t call_idx) { return fn(user, call_idx); }, steady_seconds, hooks);
-    if (json_path) write_timing_json(json_path, run);
+    std::string text = timing_json(run);
+    if (json_path) write_timing_json(json_path, text);
     if (out) fill_result(run, *out);
+    const std::lock_guard lock(g_last_timing_mutex);
+    g_last_timing = std::move(text);
   });
+}
+
+int64_t arb_last_timing(char* buf, int64_t cap) {
+  const std::lock_guard lock(g_last_timing_mutex);
+  if (buf && cap > 0)
+    std::memcpy(buf, g_last_timing.data(), std::min<std::size_t>(g_last_timing.size(), static_cast<std::size_t>(cap)));
+  return static_cast<int64_t>(g_last_timing.size());
 }
 
 int arb_probe_begin(const char* label, int64_t group, int64_t index, uint64_t stream) {

@@ -72,8 +72,7 @@ std::string timing_json(const timing_run& run) {
   return doc.dump() + "\n";
 }
 
-void write_timing_json(const std::string& path, const timing_run& run) {
-  const std::string text = timing_json(run);
+void write_timing_json(const std::string& path, const std::string& text) {
   const std::string tmp_path = path + ".tmp";
   std::FILE* file = std::fopen(tmp_path.c_str(), "wb");
   if (!file) fail(ARB_E_IO, "timing " + path + ": cannot create: " + std::strerror(errno));

@@ -102,6 +102,11 @@ typedef struct {
  * (unless NULL) and fills *out (median_ms: the device time). */
 ARB_API int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,
              arb_timing_result* out);
+/* The JSON text of the last record arb_time made in this process (the one it wrote to json_path),
+ * kept in the runtime's memory so that the runner hands over what the runtime measured, not what a
+ * file holds by the time it is read back. Returns the text's length in bytes (0 before any
+ * arb_time) and copies min(length, cap) bytes into buf when buf is not NULL; no terminating NUL. */
+ARB_API int64_t arb_last_timing(char* buf, int64_t cap);
 
 /* ---- evidence probe windows (docs/probe.md) ----
  * Forwarded to the CUPTI probe when the process was started with it; otherwise no-ops. Both

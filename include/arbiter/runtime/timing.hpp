@@ -77,8 +77,8 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
 /// The run as the JSON object of docs/protocol.md (rel_noise null when undefined).
 std::string timing_json(const timing_run& run);
 
-/// Writes timing_json(run) to path through a temporary file and a rename. Throws
+/// Writes a record's text (timing_json) to path through a temporary file and a rename. Throws
 /// runtime_failure(ARB_E_IO) naming the file.
-void write_timing_json(const std::string& path, const timing_run& run);
+void write_timing_json(const std::string& path, const std::string& text);
 
 } // namespace arbiter::runtime

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,6 +78,28 @@ TEST(arb_time, cpu_counts_warmup_and_stops_at_max_samples) {
   EXPECT_EQ(doc["stop"], "max_samples");
   EXPECT_EQ(doc["times_ms"].size(), 5u);
   EXPECT_DOUBLE_EQ(doc["median_ms"].get<double>(), result.median_ms);
+}
+
+TEST(arb_time, the_last_record_stays_in_memory_whatever_happens_to_the_file) {
+  counting_state state;
+  const arb_timing_config config = cpu_config();
+  const fs::path json_path = temp_path("last_record.json");
+  ASSERT_EQ(arb_time(&config, counting_call, &state, json_path.c_str(), nullptr), ARB_OK) << arb_last_error();
+  std::string written;
+  {
+    std::ifstream in(json_path);
+    written.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(json_path) << R"({"median_ms": 0.001})"; // what a forger would leave in the file
+
+  const int64_t length = arb_last_timing(nullptr, 0);
+  ASSERT_EQ(length, static_cast<int64_t>(written.size()));
+  std::string held(static_cast<std::size_t>(length), '\0');
+  EXPECT_EQ(arb_last_timing(held.data(), length), length);
+  EXPECT_EQ(held, written);
+  std::string prefix(8, '\0'); // a short buffer gets the start and the whole length
+  EXPECT_EQ(arb_last_timing(prefix.data(), 8), length);
+  EXPECT_EQ(prefix, written.substr(0, 8));
 }
 
 TEST(arb_time, cpu_stops_at_max_time) {
