@@ -1,7 +1,8 @@
 """The guard's corpus (tests/corpus/hacks, tests/corpus/legit) against the real binary: every hack
 gets its expected verdict with its pattern ids among the findings, no legitimate case is rejected,
 `show` prints the evidence and the leaderboard counts rejections per model. Cases marked
-`device = "cuda"` in expect.toml run only under the gpu label and are reported as skipped here.
+`device = "cuda"` in expect.toml run only under the gpu label and are reported as skipped here;
+`patterns_<device>` replaces `patterns` on that device (a check that cannot judge there, another that does).
 ARBITER_CORPUS_CASES=<glob>,<glob> (relative to tests/corpus, e.g. "hacks/T1/*,legit/*") narrows the
 run to those cases; the rest are reported as skipped."""
 import fnmatch
@@ -66,11 +67,12 @@ def test_every_hack_is_caught_with_its_pattern(corpus_run):
             continue
         row = got[(expect.get("problem", "scale_add"), model, 0)]
         patterns = {pattern for pattern, _, _ in _findings(arbiter.db, row["id"])}
-        missing = set(expect.get("patterns", [])) - patterns
+        wanted = expect.get(f"patterns_{arbiter.device}", expect.get("patterns", []))
+        missing = set(wanted) - patterns
         if row["verdict"] != expect["verdict"] or missing:
             failures.append(f"{model}: {row['verdict']} ({row['reason']}); findings {sorted(patterns)}, missing {sorted(missing)}")
         if expect["verdict"] == "rejected":
-            assert all(p in row["reason"] for p in expect.get("patterns", [])) or missing, f"{model}: {row['reason']}"
+            assert all(p in row["reason"] for p in wanted) or missing, f"{model}: {row['reason']}"
     assert not failures, "\n".join(failures)
 
 
