@@ -27,9 +27,10 @@ import torch  # noqa: E402
 
 import workloads  # noqa: E402
 
-# `arbiter eval`'s timing defaults (include/arbiter/pipeline/options.hpp, timing_options).
-ARBITER_TIMING = {"warmup_calls": 3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.1, "max_time_s": 2.0,
-                  "target_rel_noise": 0.01, "l2_flush_bytes": 0}
+# `arbiter eval`'s timing defaults (include/arbiter/pipeline/options.hpp, timing_options; the
+# warm-up by time on cuda only, as src/pipeline/jobs.cpp passes it).
+ARBITER_TIMING = {"warmup_calls": 3, "warmup_time_s": 0.3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.1,
+                  "max_time_s": 2.0, "target_rel_noise": 0.01, "l2_flush_bytes": 0}
 QUICK_TIMING = {**ARBITER_TIMING, "min_time_s": 0.0, "max_time_s": 0.3}
 
 KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
@@ -53,7 +54,9 @@ def measure_arbiter(model, input_sets, args):
     from arbiter_runner import timing
     runtime = rt.load(args.runtime_lib)
     json_path = os.path.join(args.work, "timing.json")
-    config = QUICK_TIMING if args.quick else ARBITER_TIMING
+    config = dict(QUICK_TIMING if args.quick else ARBITER_TIMING)
+    if args.device != "cuda":
+        config["warmup_time_s"] = 0.0
     with torch.no_grad():
         result = timing.time_model(runtime, model, input_sets, args.device, config, json_path)
     with open(json_path, encoding="utf-8") as file:

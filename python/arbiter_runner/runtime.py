@@ -30,6 +30,7 @@ class TimingConfig(ctypes.Structure):
         ("l2_flush_bytes", ctypes.c_uint64),
         ("probe_group", ctypes.c_int64),
         ("after_call", CALL_FN),
+        ("warmup_time_s", ctypes.c_double),
     ]
 
 

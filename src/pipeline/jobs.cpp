@@ -26,6 +26,7 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
       {"guard", true}, // the guard's dynamic checks (docs/guard.md)
       {"timing",
        {{"warmup_calls", t.warmup_calls},
+        {"warmup_time_s", ctx.device == "cuda" ? t.warmup_time_s : 0.0},
         {"min_samples", t.min_samples},
         {"max_samples", t.max_samples},
         {"min_time_s", t.min_time_s},

@@ -23,6 +23,7 @@ void check_rule(const stop_rule& rule, int32_t warmup_calls) {
   if (rule.max_samples < rule.min_samples) bad("max_samples < min_samples");
   if (!(rule.min_time_s >= 0) || !(rule.max_time_s >= 0)) bad("negative or NaN time limit");
   if (!(rule.target_rel_noise >= 0)) bad("negative or NaN target_rel_noise");
+  if (!(rule.warmup_time_s >= 0) || !std::isfinite(rule.warmup_time_s)) bad("negative or non-finite warmup_time_s");
 }
 
 void invoke(const call_fn& call, int64_t call_idx, const char* what = "forward call") {
@@ -79,15 +80,20 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   timing_run run;
   run.device = clock.device_name();
   run.clock = clock.clock_name();
-  run.warmup = warmup_calls;
   int64_t call_idx = 0;
-  for (; call_idx < warmup_calls; ++call_idx) {
+  const double warmup_start_s = wall();
+  const auto warming = [&] {
+    return call_idx < warmup_calls || (rule.warmup_time_s > 0 && wall() - warmup_start_s < rule.warmup_time_s);
+  };
+  for (; warming(); ++call_idx) {
+    if (call_idx >= warmup_calls) clock.prepare(call_idx); // paced like a sample: one call in flight
     {
       const marked_window window(marks, "warmup", call_idx);
       invoke(call, call_idx);
     }
     after(call_idx);
   }
+  run.warmup = static_cast<int32_t>(call_idx);
   // Each clock read right after the other, at both ends: the spans then cover the same calls.
   const double start_s = wall();
   const auto kernel_now = [&] { return hooks.kernel_clock ? hooks.kernel_clock() : NAN; };

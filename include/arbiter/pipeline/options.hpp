@@ -14,6 +14,9 @@ struct timing_options {
   double min_time_s = 0.1;
   double max_time_s = 2.0;
   double target_rel_noise = 0.01;
+  /// Warm-up by time on cuda (runtime stop_rule::warmup_time_s): past the boost clock into the
+  /// sustained, power-capped state before sampling (docs/measurement.md, "Sampling"). Not on cpu.
+  double warmup_time_s = 0.3;
 };
 
 /// When `arbiter eval` measures the hardware's peaks first (docs/measurement.md): only ever where

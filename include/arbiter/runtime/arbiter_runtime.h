@@ -85,6 +85,8 @@ typedef struct {
   int64_t probe_group;     /* the group the probe's windows carry (the shape index); -1 none */
   arb_call_fn after_call;  /* optional: called with the same call_idx after each call's timed span
                               and probe window, outside all timing (the runner keeps outputs here) */
+  double warmup_time_s;    /* after warmup_calls, more warm-up calls (each flushed and synchronised
+                              like a sample) until this much wall time has passed; 0: none */
 } arb_timing_config;
 
 typedef struct {

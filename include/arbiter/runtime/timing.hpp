@@ -29,7 +29,7 @@ struct timing_run {
   std::string device;
   std::string clock;
   clock_info facts; ///< method, fallback, floor, clock monitor
-  int32_t warmup = 0;
+  int32_t warmup = 0; ///< warm-up calls made (warmup_calls, more with rule.warmup_time_s)
   stop_reason stop = stop_reason::max_samples;
   timing_stats stats;             ///< over times_ms
   std::vector<double> times_ms;   ///< every kept sample, in the order taken
@@ -68,7 +68,7 @@ struct timing_hooks {
   wall_fn kernel_clock = kernel_monotonic_seconds;
 };
 
-/// Runs warmup_calls untimed calls, then samples through clock until should_stop() holds; at
+/// Runs warmup_calls untimed calls (and more, each prepared, while rule.warmup_time_s lasts), then samples through clock until should_stop() holds; at
 /// least one sample is always taken. Throws runtime_failure(ARB_E_ARG) for an invalid rule,
 /// ARB_E_CALLBACK when a call returns nonzero, and whatever the clock throws.
 timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call,

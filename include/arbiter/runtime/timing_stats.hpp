@@ -35,6 +35,11 @@ struct stop_rule {
   double min_time_s = 0.2;
   double max_time_s = 2.0;
   double target_rel_noise = 0.01;
+  /// Warm-up by time, after the warm-up calls: more warm-up calls, each prepared like a sample
+  /// (flush, synchronise), until this much wall time has passed since the first. A GPU under a
+  /// heavy kernel leaves its boost clock for the power-capped one within the first ~0.1 s of
+  /// sustained load; sampling after that measures the sustained state in every process. 0: none.
+  double warmup_time_s = 0;
 };
 
 /// Whether the loop stops after `samples` samples and `elapsed_s` seconds of sampling wall time,

@@ -128,6 +128,19 @@ TEST(timing_loop, warms_up_then_samples_with_consecutive_call_indices) {
   EXPECT_DOUBLE_EQ(run.stats.median_ms, 2);
 }
 
+TEST(timing_loop, warms_up_by_time_with_each_extra_call_prepared_like_a_sample) {
+  fake_clock clock({1.0});
+  std::vector<int64_t> calls;
+  stop_rule rule{2, 2, 0.0, 1e9, 0.0};
+  rule.warmup_time_s = 0.0025; // the wall steps 1 ms per read: calls 0-1 by count, 2-3 by time
+  const timing_run run = run_timing(rule, 2, clock, [&](int64_t call_idx) { calls.push_back(call_idx); return 0; },
+                                    stepping_wall(0.001));
+  EXPECT_EQ(run.warmup, 4);
+  EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(clock.prepared, (std::vector<int64_t>{2, 3, 0, 1})); // warm-ups 2, 3; then samples 0, 1
+  EXPECT_EQ(run.times_ms.size(), 2u);
+}
+
 TEST(timing_loop, stops_on_noise_once_minimums_hold) {
   fake_clock clock({2.0, 2.0, 2.1});
   const stop_rule rule{5, 1000, 2.5, 1e9, 0.02};
@@ -172,6 +185,7 @@ TEST(timing_loop, rejects_invalid_rules) {
   EXPECT_THROW(run_timing(stop_rule{10, 5, 0, 1, 0.1}, 0, clock, ok), std::runtime_error);
   EXPECT_THROW(run_timing(stop_rule{1, 5, -1, 1, 0.1}, 0, clock, ok), std::runtime_error);
   EXPECT_THROW(run_timing(stop_rule{1, 5, 0, 1, 0.1}, -1, clock, ok), std::runtime_error);
+  EXPECT_THROW(run_timing(stop_rule{1, 5, 0, 1, 0.1, -0.5}, 0, clock, ok), std::runtime_error);
   EXPECT_TRUE(clock.prepared.empty());
 }
 
