@@ -83,7 +83,8 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   int64_t call_idx = 0;
   const double warmup_start_s = wall();
   const auto warming = [&] {
-    return call_idx < warmup_calls || (rule.warmup_time_s > 0 && wall() - warmup_start_s < rule.warmup_time_s);
+    return call_idx < warmup_calls || (rule.warmup_time_s > 0 && call_idx < warmup_calls + k_max_timed_warmups &&
+                                       wall() - warmup_start_s < rule.warmup_time_s);
   };
   for (; warming(); ++call_idx) {
     if (call_idx >= warmup_calls) clock.prepare(call_idx); // paced like a sample: one call in flight

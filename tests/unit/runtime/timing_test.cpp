@@ -141,6 +141,15 @@ TEST(timing_loop, warms_up_by_time_with_each_extra_call_prepared_like_a_sample) 
   EXPECT_EQ(run.times_ms.size(), 2u);
 }
 
+TEST(timing_loop, warm_up_by_time_adds_a_bounded_number_of_calls) {
+  fake_clock clock({1.0});
+  stop_rule rule{1, 1, 0.0, 1e9, 0.0};
+  rule.warmup_time_s = 1e6; // never reached: the bound ends the warm-up
+  const timing_run run = run_timing(rule, 3, clock, [](int64_t) { return 0; }, stepping_wall(0.001));
+  EXPECT_EQ(run.warmup, 3 + k_max_timed_warmups);
+  EXPECT_EQ(run.times_ms.size(), 1u);
+}
+
 TEST(timing_loop, stops_on_noise_once_minimums_hold) {
   fake_clock clock({2.0, 2.0, 2.1});
   const stop_rule rule{5, 1000, 2.5, 1e9, 0.02};
