@@ -221,6 +221,8 @@ class _Visitor(ast.NodeVisitor):
             self._dunder_setattr(node, name)
         if name in ("getattr", "builtins.getattr") and len(node.args) > 1 and self._name(node.args[0]) in BUILTINS:
             self._builtin_by_name(node.args[1], f"getattr({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])})", node)
+        elif name in ("getattr", "builtins.getattr") and len(node.args) > 1:
+            self._module_attr_by_name(node)
         if last in PATH_LISTS and "." in name:
             self._add("file_list", name, node)
         if last in JOIN_NAMES:
@@ -268,6 +270,22 @@ class _Visitor(ast.NodeVisitor):
             self._add("dynamic_code", what, node)
         if literal == "open":
             self._add("file_read", what, node)
+
+    def _module_attr_by_name(self, node):
+        """getattr(os, "write"): the attribute it names, classified as if written out; a name
+        computed at run time on a system module (os, sys, io, ctypes, ...) is dynamic code."""
+        written = self._name(node.args[0]) or ""
+        module = self._reroot(written)
+        root = module.split(".")[0]
+        # A system module: imported by that name, or reached through another (torch.os).
+        if root not in REROOTS or (module == written and root not in self.imported | set(ANY_RECEIVER)):
+            return
+        key = node.args[1]
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            self._classify(f"{module}.{key.value}", node)
+            self._read(f"{module}.{key.value}", node)
+        else:
+            self._add("dynamic_code", f"getattr({ast.unparse(node.args[0])}, {ast.unparse(key)})", node)
 
     @staticmethod
     def _prot(node):

@@ -71,6 +71,10 @@ SEEN = [
     ("harness", "import os\nos.dup2(os.open('/dev/null', os.O_WRONLY), 3)\n"),
     ("harness", "from os import writev\n"),
     ("harness", "import os\nos.closerange(3, 4)\n"),
+    ("harness", "import os\nsend = getattr(os, 'write')\n"),
+    ("harness", "import torch\nsend = getattr(torch.os, 'dup2')\n"),
+    ("dynamic_code", "import os\nsend = getattr(os, 'wr' + 'ite')\n"),
+    ("dynamic_code", "import sys\nname = 'ar' + 'gv'\njob = getattr(sys, name)[-1]\n"),
     # a self-test block runs under the harness once the module renames itself
     ("harness", "import sys\n__name__ = '__main__'\nif __name__ == '__main__':\n    print(sys.argv)\n"),
     ("harness", "import sys\nglobals()['__name__'] = '__main__'\nif __name__ == '__main__':\n    print(sys.argv)\n"),
@@ -91,6 +95,7 @@ UNSEEN = [
              TABLE["n"] = 1
      """),
     (("dynamic_code",), "import builtins\nsize = getattr(builtins, 'len')\nhow = __builtins__['max']\n"),
+    (("dynamic_code",), "import torch\nname = 'float16'\ndtype = getattr(torch, name)\nact = getattr(torch.nn, 'GELU')\n"),
     (("file_read", "file_list"), "import os\nopen(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'k.cu')).read()\n"),
     (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parent / 'kernel.cu').read_text()\n"),
     (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parents[0] / 'kernel.cu').read_text()\n"),

@@ -4,8 +4,9 @@
 # into events.jsonl. The descriptor is open in the candidate's process, so the solution writes a
 # record of its own for every shape there, each time a thousandth of a millisecond, before the
 # runtime's record follows. os.write is reached through a computed getattr, which the static facts
-# do not resolve. The computation is honest, so every value check passes. Caught because the judge
-# accepts one timing record per shape on the channel and flags a second one.
+# cannot resolve (they flag the computed name as dynamic code, H7). The computation is honest, so
+# every value check passes. Caught dynamically because the judge accepts one timing record per
+# shape on the channel and flags a second one (H3).
 import json
 import os
 
