@@ -229,6 +229,7 @@ class _Visitor(ast.NodeVisitor):
             self._add("stream_join", name, node)
         if last in LIBRARY_FUNCS and (name.startswith("torch") or name.startswith("?.")):
             self._add("library", name, node)
+        self._operator_aliases(name, node)
         if last in LIBRARY_MODULES and name.startswith("torch.nn"):
             self._add("library_module", name, node)
         if name.startswith("?.") and last in {attr.split(".")[-1] for attr in self.library_attrs} and "self" in ast.dump(node.func):
@@ -250,6 +251,20 @@ class _Visitor(ast.NodeVisitor):
             if self._name(arg) == "os.environ":
                 self._add("env_dump", f"{name}(os.environ)", node)
         self.generic_visit(node)
+
+    def _operator_aliases(self, name, node):
+        """The op behind other spellings: torch.ops.aten.<op>[.<overload>] is torch.<op> (a leading
+        underscore dropped: aten._softmax is softmax), so that [rules] forbid and the library ops see
+        it; operator.matmul and __matmul__ are the @ operator."""
+        parts = name.split(".")
+        if name.startswith("torch.ops.aten.") and len(parts) > 3:
+            op = parts[3].lstrip("_")
+            self._add("call", f"torch.{op}", node)
+            if op in LIBRARY_FUNCS:
+                self._add("library", name, node)
+        if name in ("operator.matmul", "operator.imatmul", "operator.__matmul__") or \
+                parts[-1] in ("__matmul__", "__rmatmul__", "__imatmul__"):
+            self._add("library", f"{name} (the @ operator)", node)
 
     def _dunder_setattr(self, node, name):
         """object.__setattr__(module, name, value), type.__setattr__(cls, ...), module.__setattr__(...):

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace arbiter::guard {
 
@@ -45,6 +46,16 @@ void timing_findings(const probe_shape& s, std::vector<finding>& out) {
                                           *s.span_median_ms)));
 }
 
+// B1: the rule against library-backed ops, with the GPU's proof: whatever road reached the library
+// (an aten overload, operator.matmul, an extension calling cuBLAS), its kernels carry its names.
+void library_findings(const probe_evidence& e, std::vector<finding>& out) {
+  if (e.libraries || e.library_kernels.empty()) return;
+  std::string names;
+  for (const auto& name : e.library_kernels) names += (names.empty() ? "" : ", ") + name.substr(0, 96);
+  out.push_back(probe_finding("B1", severity::reject,
+                              "the calls launched vendor-library kernels; [rules] libraries = false: " + names));
+}
+
 void launch_findings(const probe_evidence& e, std::vector<finding>& out) {
   if (e.graph_launches > 0 && !e.cuda_graphs)
     out.push_back(probe_finding("T8", severity::reject,
@@ -60,6 +71,18 @@ void launch_findings(const probe_evidence& e, std::vector<finding>& out) {
 }
 
 } // namespace
+
+bool library_kernel(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (std::string_view marker : {"nvjet", "xmma", "cutlass", "cublas", "cudnn", "pytorch_flash::", "gemv2t_kernel",
+                                  "gemv2n_kernel", "gemmsn_", "gemmk1_kernel", "splitkreduce_kernel"})
+    if (lower.find(marker) != std::string::npos) return true;
+  // cuBLAS's architecture-named kernels: ampere_bf16_s16816gemm_…, sm80_…gemm…, volta_sgemm_…
+  for (std::string_view arch : {"ampere_", "volta_", "turing_", "maxwell_", "sm80_", "sm86_", "sm89_", "sm90_", "sm100_"})
+    if (lower.rfind(arch, 0) == 0 && lower.find("gemm") != std::string::npos) return true;
+  return false;
+}
 
 bool timer_misses_work(double span_ms, double reported_ms, double rel_noise) {
   const double missed_ms = span_ms - reported_ms;
@@ -85,6 +108,7 @@ void probe_findings(const probe_evidence& e, std::vector<finding>& out) {
     timing_findings(s, out);
   }
   launch_findings(e, out);
+  library_findings(e, out);
 }
 
 } // namespace arbiter::guard

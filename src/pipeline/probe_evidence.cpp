@@ -38,6 +38,22 @@ std::string signature_problem(const fs::path& file, std::string text, const std:
 
 bool timed(const std::string& label) { return label == "sample" || label == "latency"; }
 
+/// Distinct vendor-library kernel names among the kernels inside the solution's calls (any window:
+/// case, warmup, sample, latency), the first guard::k_library_names of them.
+std::vector<std::string> library_kernel_names(const nlohmann::json& doc) {
+  std::vector<std::string> names;
+  const auto kernels = doc.find("kernels");
+  if (kernels == doc.end() || !kernels->is_array()) return names;
+  for (const auto& k : *kernels) {
+    if (!k.is_object() || k.value("window", std::int64_t{-1}) < 0) continue;
+    const std::string name = k.value("name", "");
+    if (!guard::library_kernel(name) || std::find(names.begin(), names.end(), name) != names.end()) continue;
+    names.push_back(name);
+    if (names.size() == guard::k_library_names) break;
+  }
+  return names;
+}
+
 std::uint64_t number(const nlohmann::json& w, const char* key) {
   const auto it = w.find(key);
   return it != w.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
@@ -139,7 +155,9 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
   e.graph_launches = doc.value("graphs", nlohmann::json::object()).value("launched", std::uint64_t{0});
   e.extra_streams = rule.extra_streams;
   e.cuda_graphs = rule.cuda_graphs;
+  e.libraries = rule.libraries;
   e.max_launches = rule.max_launches;
+  e.library_kernels = library_kernel_names(doc);
   for (std::size_t shape_idx = 0; shape_idx < shape_names.size(); ++shape_idx) {
     guard::probe_shape s;
     s.shape = shape_names[shape_idx];
@@ -164,6 +182,7 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
                      {"threads_max", doc.value("threads_max", 0)},
                      {"outside_windows", doc.value("outside_windows", nlohmann::json::object())},
                      {"errors", doc.value("errors", nlohmann::json::array())},
+                     {"library_kernels", facts.library_kernels},
                      {"shapes", nlohmann::json::array()}};
   for (std::size_t shape_idx = 0; shape_idx < shape_names.size() && shape_idx < facts.shapes.size(); ++shape_idx) {
     const auto& s = facts.shapes[shape_idx];

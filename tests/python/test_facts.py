@@ -72,6 +72,11 @@ SEEN = [
     ("harness", "from os import writev\n"),
     ("harness", "import os\nos.closerange(3, 4)\n"),
     ("harness", "import os\nsend = getattr(os, 'write')\n"),
+    # library ops under other spellings
+    ("library", "import torch\ny = torch.ops.aten.mm.default(a, b)\n"),
+    ("library", "import torch\ny = torch.ops.aten.addmm(c, a, b)\n"),
+    ("library", "import operator\ny = operator.matmul(a, b)\n"),
+    ("library", "y = a.__matmul__(b)\n"),
     ("harness", "import torch\nsend = getattr(torch.os, 'dup2')\n"),
     ("dynamic_code", "import os\nsend = getattr(os, 'wr' + 'ite')\n"),
     ("dynamic_code", "import sys\nname = 'ar' + 'gv'\njob = getattr(sys, name)[-1]\n"),
@@ -140,3 +145,9 @@ def test_each_road_is_seen(tmp_path, kind, source):
 @pytest.mark.parametrize("absent, source", UNSEEN)
 def test_a_solution_s_own_objects_and_files_are_its_own(tmp_path, absent, source):
     assert not kinds(tmp_path, source) & set(absent)
+
+
+def test_an_aten_overload_reads_as_the_torch_op_it_is(tmp_path):
+    (tmp_path / "kernel.py").write_text("import torch\ny = torch.ops.aten._softmax.default(x, -1, False)\n")
+    calls = {f["what"] for f in facts.extract(str(tmp_path))["facts"] if f["kind"] == "call"}
+    assert "torch.softmax" in calls

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace arbiter::guard {
@@ -41,11 +42,24 @@ struct probe_evidence {
   bool complete = true;   ///< no records dropped: absence of kernels means something
   std::vector<probe_shape> shapes;
   std::uint64_t graph_launches = 0;
+  /// Distinct names of vendor-library kernels (library_kernel) the solution's calls launched, the
+  /// first k_library_names of them; from the probe's per-kernel records (its first 4,096 kernels).
+  std::vector<std::string> library_kernels;
   // The problem's rules (problem.toml [rules]).
   bool extra_streams = false;
   bool cuda_graphs = false;
+  bool libraries = false;
   int max_launches = 0;
 };
+
+/// How many library kernel names the evidence keeps.
+inline constexpr std::size_t k_library_names = 4;
+
+/// Whether a kernel's (demangled) name is a vendor library's: cuBLAS/cuBLASLt (nvjet, xmma,
+/// ampere_/sm80_… gemm, gemv2T/gemmSN/gemmk1/splitKreduce), cuDNN, CUTLASS (PyTorch's memory-
+/// efficient attention included), PyTorch's bundled FlashAttention. A name of the solution's own
+/// kernels counts only if it borrows one of these.
+bool library_kernel(std::string_view name);
 
 /// Whether the probe's span (what ran on the GPU) exceeds the runtime's reported time by more than
 /// max(5 %, 3 × rel_noise) of the span and more than 2 µs: the timer missed work it should cover.

@@ -228,6 +228,39 @@ TEST(probe_rules, graphs_and_launch_counts_against_the_rules_are_T8) {
   EXPECT_TRUE(found.empty());
 }
 
+TEST(probe_rules, vendor_library_kernels_are_recognised_by_name) {
+  // Names cuBLAS launched on an H200 (bench/timing_fidelity, torch 2.11), and older ones.
+  EXPECT_TRUE(library_kernel("nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT"));
+  EXPECT_TRUE(library_kernel("nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT"));
+  EXPECT_TRUE(library_kernel("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn"));
+  EXPECT_TRUE(library_kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1"));
+  EXPECT_TRUE(library_kernel("void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false>(...)"));
+  EXPECT_TRUE(library_kernel("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_nn_align8>(...)"));
+  EXPECT_TRUE(library_kernel("fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<...>::Params)"));
+  EXPECT_TRUE(library_kernel("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(...)"));
+  EXPECT_TRUE(library_kernel("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1"));
+  // The solution's own kernels, PyTorch's elementwise and reduction kernels, Triton's.
+  EXPECT_FALSE(library_kernel("matmul_kernel"));
+  EXPECT_FALSE(library_kernel("my_sgemm_tiled"));
+  EXPECT_FALSE(library_kernel("relu_vec4_kernel(float4 const*, float4*, long)"));
+  EXPECT_FALSE(library_kernel("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(...)"));
+  EXPECT_FALSE(library_kernel("triton_poi_fused_add_mul_0"));
+  EXPECT_FALSE(library_kernel("flash_fwd_kernel"));
+}
+
+TEST(probe_rules, library_kernels_where_the_problem_forbids_libraries_are_B1) {
+  auto e = clean_probe();
+  e.library_kernels = {"nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT"};
+  std::vector<finding> found;
+  probe_findings(e, found);
+  ASSERT_TRUE(has(found, "B1", severity::reject));
+  EXPECT_NE(found.back().evidence.find("nvjet_sm90_tst"), std::string::npos);
+  e.libraries = true;
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_TRUE(found.empty());
+}
+
 TEST(probe_rules, a_timer_that_misses_the_gpu_work_is_T4) {
   EXPECT_FALSE(timer_misses_work(0.100, 0.097, 0.01)); // within 5 %
   EXPECT_FALSE(timer_misses_work(0.010, 0.0085, 0.0)); // 1.5 µs: under the 2 µs floor
