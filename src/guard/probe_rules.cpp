@@ -74,7 +74,8 @@ void launch_findings(const probe_evidence& e, std::vector<finding>& out) {
 
 bool library_kernel(std::string_view name) {
   std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (std::string_view marker : {"nvjet", "xmma", "cutlass", "cublas", "cudnn", "pytorch_flash::", "gemv2t_kernel",
                                   "gemv2n_kernel", "gemmsn_", "gemmk1_kernel", "splitkreduce_kernel"})
     if (lower.find(marker) != std::string::npos) return true;

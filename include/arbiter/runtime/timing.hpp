@@ -71,8 +71,9 @@ struct timing_hooks {
   wall_fn kernel_clock = kernel_monotonic_seconds;
 };
 
-/// Runs warmup_calls untimed calls (and more, each prepared, while rule.warmup_time_s lasts), then samples through clock until should_stop() holds; at
-/// least one sample is always taken. Throws runtime_failure(ARB_E_ARG) for an invalid rule,
+/// Runs warmup_calls untimed calls (and more, each prepared, while rule.warmup_time_s lasts), then
+/// samples through clock until should_stop() holds; at least one sample is always taken. Throws
+/// runtime_failure(ARB_E_ARG) for an invalid rule,
 /// ARB_E_CALLBACK when a call returns nonzero, and whatever the clock throws.
 timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call,
                       const wall_fn& wall = steady_seconds, const timing_hooks& hooks = {});
