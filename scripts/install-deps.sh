@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what arbiter needs to build, test and run on CPU, from Debian's packages only.
-# Run as root (or through sudo). GPU machines bring their own CUDA, torch and Triton.
+# Run as root (or through sudo). GPU machines bring their own CUDA, torch and Triton. libtorch-dev
+# and pybind11-dev hold the headers torch.utils.cpp_extension builds against (C++ solutions on the CPU).
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -10,6 +11,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ pkg-config \
   libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev libcurl4-openssl-dev libcpp-httplib-dev \
   libgtest-dev googletest \
-  python3 python3-torch python3-numpy python3-pytest \
+  python3 python3-torch libtorch-dev pybind11-dev python3-numpy python3-pytest \
   chromium chromium-driver python3-selenium >/dev/null
 echo "install-deps: done"

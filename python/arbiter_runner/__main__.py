@@ -2,10 +2,13 @@
    python3 -m arbiter_runner facts <solution dir> [--out facts.json]
 
 Exit status: 0 after the "done" event, 1 after an "error" event, 2 when the job file itself is
-unusable (no event log can be written then; the message goes to stderr)."""
+unusable (no event log can be written then; the message goes to stderr), 3 when the process was
+started behind a gate (ARBITER_GATE_FD) that closed without opening."""
 import json
+import os
 import platform
 import sys
+import time
 
 if sys.argv[1:2] != ["facts"]:  # the facts mode reads sources only: importing torch would cost seconds per solution
     import torch
@@ -41,11 +44,27 @@ def _check_device(job):
         torch.cuda.init()
 
 
+def _wait_for_gate(events):
+    """A process started ahead of its turn (ARBITER_GATE_FD, docs/protocol.md) waits here, its
+    imports and CUDA context made, until the orchestrator opens the gate: one byte. End of file
+    means the gate will never open (the orchestrator is gone): False."""
+    fd = os.environ.pop("ARBITER_GATE_FD", None)
+    if fd is None:
+        return True
+    started = time.monotonic()
+    opened = os.read(int(fd), 1)
+    os.close(int(fd))
+    events.emit("gate", waited_s=round(time.monotonic() - started, 3), opened=bool(opened))
+    return bool(opened)
+
+
 def run(mode, job, events):
     try:
         with phase(events, "init"):
             _check_device(job)
             runtime = rt.load(job.get("runtime_lib"))
+        if not _wait_for_gate(events):
+            return 3
         with torch.no_grad():
             MODES[mode](job, runtime, events)
     except PhaseFailed:

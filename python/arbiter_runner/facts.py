@@ -17,7 +17,7 @@ from . import source_facts
 KINDS = ("import", "monkeypatch", "thread", "process", "install", "network", "stream", "stream_join", "graph",
          "library", "call", "ctypes", "native_load", "dynamic_code", "file_read", "file_write", "file_list",
          "env", "env_dump", "proc", "introspection", "frame", "exit", "seed", "timer_symbol", "harness",
-         "l2_persist", "precision", "ptx", "exec_memory")
+         "l2_persist", "precision", "ptx", "exec_memory", "computed_op")
 
 # Prefixes of resolved dotted call names → kind. The first match wins; order matters.
 CALL_KINDS = [
@@ -223,6 +223,7 @@ class _Visitor(ast.NodeVisitor):
             self._builtin_by_name(node.args[1], f"getattr({ast.unparse(node.args[0])}, {ast.unparse(node.args[1])})", node)
         elif name in ("getattr", "builtins.getattr") and len(node.args) > 1:
             self._module_attr_by_name(node)
+            self._op_by_name(node)
         if last in PATH_LISTS and "." in name:
             self._add("file_list", name, node)
         if last in JOIN_NAMES:
@@ -301,6 +302,23 @@ class _Visitor(ast.NodeVisitor):
             self._read(f"{module}.{key.value}", node)
         else:
             self._add("dynamic_code", f"getattr({ast.unparse(node.args[0])}, {ast.unparse(key)})", node)
+
+    def _op_by_name(self, node):
+        """getattr(torch, "matmul"), getattr(x, "mm"): the call it names, as if written out (so
+        that [rules] forbid and the library ops see it); a name computed at run time on torch or
+        one of its modules is `computed_op`: which op runs cannot be read from the source."""
+        receiver = self._name(node.args[0]) or "?"
+        key = node.args[1]
+        if receiver.split(".")[0] in ("self", "cls"):  # the solution's own attributes
+            return
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            called = f"{receiver if receiver.startswith('torch') else '?'}.{key.value}"
+            self._add("call", called, node)
+            if key.value in LIBRARY_FUNCS:
+                self._add("library", f"getattr({ast.unparse(node.args[0])}, {key.value!r})", node)
+            self._operator_aliases(called, node)
+        elif receiver == "torch" or receiver.startswith("torch."):
+            self._add("computed_op", f"getattr({ast.unparse(node.args[0])}, {ast.unparse(key)})", node)
 
     @staticmethod
     def _prot(node):

@@ -110,6 +110,10 @@ void rule_findings(const std::vector<fact>& facts, const catalog::rules& rules, 
       out.push_back({"T8", severity::reject, "uses CUDA graphs; [rules] cuda_graphs = false: " + at(f), "static"});
     if (f.kind == "library" && !rules.libraries)
       out.push_back({"B1", severity::reject, "calls a library-backed op; [rules] libraries = false: " + at(f), "static"});
+    if (f.kind == "computed_op") // which op runs cannot be read: forbidden where the rules restrict ops
+      out.push_back({"B1", !rules.libraries || !rules.forbid.empty() ? severity::flag : severity::info,
+                     "looks up a torch op by a name computed at run time, which [rules] libraries and forbid cannot check: " + at(f),
+                     "static"});
   }
 }
 

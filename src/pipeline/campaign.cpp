@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <random>
 
@@ -90,9 +91,16 @@ private:
   std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
+/// Candidate processes started ahead of their turn, by their position in run_problem's list.
+struct started_ahead {
+  std::int64_t eval_id = 0;
+  detail::started_candidate candidate;
+};
+
 store::evaluation_result evaluate(const campaign_state& st, const catalog::problem& problem, const catalog::solution& solution,
                                   const detail::job_context& ctx, std::optional<detail::reference_run>& reference,
-                                  std::int64_t eval_id, sandbox::process_runner& runner) {
+                                  std::int64_t eval_id, sandbox::process_runner& runner,
+                                  std::optional<detail::started_candidate> ahead, const std::function<void()>& start_next) {
   store::evaluation_result r;
   const fs::path eval_dir = st.data_dir / "evals" / std::to_string(eval_id);
   r.artifacts_dir = eval_dir.string();
@@ -114,9 +122,14 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
     r.result = {verdict::crashed, reference->failure};
     return r;
   }
-  const auto run = detail::run_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
+  wall["started_ahead"] = ahead.has_value();
+  detail::started_candidate own = ahead ? std::move(*ahead)
+                                        : detail::start_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
+  start_next(); // the next candidates' start-up overlaps this one's run
+  const auto run = detail::finish_candidate(own);
   wall["candidate_s"] = clock.lap();
   wall["candidate_process_s"] = run.process.wall_s;
+  wall["candidate_gated_s"] = run.process.gated_s;
   auto j = detail::judge(ctx, problem, run, reference->dir, eval_dir);
   wall["judge_s"] = clock.lap();
   j.details["sandbox"] = run.sandbox;
@@ -140,9 +153,10 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
 store::evaluation_result evaluate_contained(const campaign_state& st, const catalog::problem& problem,
                                             const catalog::solution& solution, const detail::job_context& ctx,
                                             std::optional<detail::reference_run>& reference, std::int64_t eval_id,
-                                            sandbox::process_runner& runner) {
+                                            sandbox::process_runner& runner, std::optional<detail::started_candidate> ahead,
+                                            const std::function<void()>& start_next) {
   try {
-    return evaluate(st, problem, solution, ctx, reference, eval_id, runner);
+    return evaluate(st, problem, solution, ctx, reference, eval_id, runner, std::move(ahead), start_next);
   } catch (const std::exception& e) {
     store::evaluation_result r;
     r.artifacts_dir = (st.data_dir / "evals" / std::to_string(eval_id)).string();
@@ -173,22 +187,64 @@ std::map<std::string, std::int64_t> register_problems(const campaign_state& st, 
   return ids;
 }
 
+int prestart_depth(const campaign_state& st) {
+  if (st.options.prestart >= 0) return st.options.prestart;
+  return st.device == "cuda" ? 2 : 0;
+}
+
+/// Starts the candidates of todo[next .. next+depth) that are not started yet, behind their gates,
+/// once the problem's reference is ready. A start that fails is left to the evaluation's own turn,
+/// which meets the same failure and records it.
+void start_ahead(const campaign_state& st, const detail::job_context& ctx, const detail::reference_run& reference,
+                 const std::vector<std::pair<const catalog::solution*, std::int64_t>>& todo, std::size_t next, int depth,
+                 std::map<std::size_t, started_ahead>& ahead, store::store& db, sandbox::process_runner& runner) {
+  for (std::size_t todo_idx = next; todo_idx < std::min(todo.size(), next + std::size_t(depth)); ++todo_idx) {
+    const auto& [solution, solution_id] = todo[todo_idx];
+    if (ahead.count(todo_idx) != 0 || !solution->runs_on(st.device)) continue;
+    const std::int64_t eval_id = db.begin_evaluation(st.campaign.id, solution_id);
+    try {
+      ahead[todo_idx] = {eval_id, detail::start_candidate(ctx, *solution, reference.dir, st.data_dir / "evals" / std::to_string(eval_id),
+                                                          st.data_dir, runner)};
+    } catch (const std::exception& e) {
+      ARB_DEBUG("eval", "{}: not started ahead: {}", solution->label(), e.what());
+    }
+  }
+}
+
 void run_problem(campaign_state& st, const catalog::problem& problem, std::int64_t problem_id,
                  const std::vector<const catalog::solution*>& solutions, store::store& db,
                  sandbox::process_runner& runner, progress& sink, campaign_summary& summary) {
   const detail::job_context ctx{st.options, st.paths, st.device, problem.shapes_for(st.device)};
   std::optional<detail::reference_run> reference; // run once, and only if a solution needs it
+  std::vector<std::pair<const catalog::solution*, std::int64_t>> todo;
   for (const auto* solution : solutions) {
     const std::int64_t solution_id = solution_row(db, problem_id, *solution);
-    if (db.finished_evaluation(st.campaign.id, solution_id)) {
-      ++summary.resumed;
-      sink.finish(solution->label(), {verdict::skipped, "finished earlier"}, std::nullopt, true);
+    if (!db.finished_evaluation(st.campaign.id, solution_id)) {
+      todo.emplace_back(solution, solution_id);
       continue;
     }
+    ++summary.resumed;
+    sink.finish(solution->label(), {verdict::skipped, "finished earlier"}, std::nullopt, true);
+  }
+  std::map<std::size_t, started_ahead> ahead; // destroyed on an error: processes never opened are killed
+  const int depth = prestart_depth(st);
+  for (std::size_t todo_idx = 0; todo_idx < todo.size(); ++todo_idx) {
+    const auto& [solution, solution_id] = todo[todo_idx];
     sink.start(solution->label());
-    const std::int64_t eval_id = db.begin_evaluation(st.campaign.id, solution_id);
+    std::optional<detail::started_candidate> mine;
+    std::int64_t eval_id = 0;
+    if (auto it = ahead.find(todo_idx); it != ahead.end()) {
+      eval_id = it->second.eval_id;
+      mine = std::move(it->second.candidate);
+      ahead.erase(it);
+    } else {
+      eval_id = db.begin_evaluation(st.campaign.id, solution_id);
+    }
+    const auto next = [&, next_idx = todo_idx + 1] {
+      if (depth > 0 && reference && reference->ok) start_ahead(st, ctx, *reference, todo, next_idx, depth, ahead, db, runner);
+    };
     const auto started = std::chrono::steady_clock::now();
-    store::evaluation_result result = evaluate_contained(st, problem, *solution, ctx, reference, eval_id, runner);
+    store::evaluation_result result = evaluate_contained(st, problem, *solution, ctx, reference, eval_id, runner, std::move(mine), next);
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     db.finish_evaluation(eval_id, result);
     ++summary.evaluated;

@@ -157,36 +157,54 @@ static std::string hand_over_key(const fs::path& key_file, sandbox::process_spec
   return key;
 }
 
-candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
-                            const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
+started_candidate start_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
+                                  const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
   fs::remove_all(eval_dir);
   const fs::path work = eval_dir / "work";
   copy_solution(solution, work);
   const fs::path job_file = eval_dir / "job.json";
   write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
   hand_over_sealed(ref_dir / "sealed", eval_dir / "sealed");
-  candidate_run run;
-  run.facts = extract_facts(ctx, work, eval_dir, runner);
+  started_candidate started;
+  started.label = solution.label();
+  started.eval_dir = eval_dir;
+  started.run.facts = extract_facts(ctx, work, eval_dir, runner);
   const candidate_paths paths{data_dir, eval_dir, cache_root(data_dir) / solution.model, ref_dir / "exchange"};
-  auto spec = runner_spec(ctx, "candidate", job_file, eval_dir, work, paths.cache_dir);
-  spec.sandbox = candidate_isolation(ctx, paths);
-  use_channel(spec, eval_dir / "events.jsonl"); // in the root-owned folder: the candidate cannot replace it
+  started.spec = runner_spec(ctx, "candidate", job_file, eval_dir, work, paths.cache_dir);
+  started.spec.sandbox = candidate_isolation(ctx, paths);
+  use_channel(started.spec, eval_dir / "events.jsonl"); // in the root-owned folder: the candidate cannot replace it
+  started.spec.env["ARBITER_GATE_FD"] = std::to_string(sandbox::gate_fd);
   const probe_setup probe = probe_for(ctx, eval_dir / "outputs" / "probe.json");
-  apply_probe(probe, spec);
-  run.probe = probe.status;
+  apply_probe(probe, started.spec);
+  started.run.probe = probe.status;
   try {
-    if (probe.enabled()) run.probe_key = hand_over_key(eval_dir / "outputs" / "probe.key", spec);
-    prepare_candidate_files(spec.sandbox, paths, true);
-    run.process = runner.run(spec);
+    if (probe.enabled()) started.run.probe_key = hand_over_key(eval_dir / "outputs" / "probe.key", started.spec);
+    prepare_candidate_files(started.spec.sandbox, paths, true);
+    started.process = runner.start(started.spec);
   } catch (const io_error& e) { // the evaluation's verdict (crashed), never the campaign's end
-    run.process.end = sandbox::process_end::failed_to_start;
-    run.process.error = e.what();
+    started.run.process.end = sandbox::process_end::failed_to_start;
+    started.run.process.error = e.what();
   }
-  run.sandbox = sandbox_details(spec.sandbox, run.process);
-  if (spec.sandbox.enabled && !run.process.isolation_applied && !run.process.isolation_note.empty())
-    ARB_WARN("sandbox", "{}: ran without full isolation: {}", solution.label(), run.process.isolation_note);
-  run.events = read_events(eval_dir / "events.jsonl");
+  return started;
+}
+
+candidate_run finish_candidate(started_candidate& started) {
+  candidate_run run = std::move(started.run);
+  if (started.process) {
+    run.process = started.process->finish();
+    started.process.reset();
+  }
+  run.sandbox = sandbox_details(started.spec.sandbox, run.process);
+  if (started.spec.sandbox.enabled && !run.process.isolation_applied && !run.process.isolation_note.empty())
+    ARB_WARN("sandbox", "{}: ran without full isolation: {}", started.label, run.process.isolation_note);
+  run.events = read_events(started.eval_dir / "events.jsonl");
   return run;
+}
+
+candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
+                            const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
+  started_candidate started = start_candidate(ctx, solution, ref_dir, eval_dir, data_dir, runner);
+  return finish_candidate(started);
 }
 
 } // namespace arbiter::pipeline::detail

@@ -122,9 +122,10 @@ int child_lift_fd(int fd, int lowest, int report_fd) {
   return lifted;
 }
 
-/// stdin from /dev/null, stdout and stderr onto output_fd, the channel (if any) onto channel_fd;
-/// every other descriptor close-on-exec. The inputs are all above the targets (child_lift_fd).
-void child_redirect(int output_fd, int channel, int report_fd) {
+/// stdin from /dev/null, stdout and stderr onto output_fd, the channel (if any) onto channel_fd,
+/// the gate (if any) onto gate_fd; every other descriptor close-on-exec. The inputs are all above
+/// the targets (child_lift_fd).
+void child_redirect(int output_fd, int channel, int gate, int report_fd) {
   int const null_fd = ::open("/dev/null", O_RDONLY);
   if (null_fd < 0) child_fail(report_fd, child_step::stdin_null, errno);
   if (null_fd != STDIN_FILENO) {
@@ -135,8 +136,10 @@ void child_redirect(int output_fd, int channel, int report_fd) {
     child_fail(report_fd, child_step::redirect, errno);
   }
   if (channel >= 0 && ::dup2(channel, channel_fd) < 0) child_fail(report_fd, child_step::redirect, errno);
+  if (gate >= 0 && ::dup2(gate, gate_fd) < 0) child_fail(report_fd, child_step::redirect, errno);
   // Nothing else the parent had open reaches the program (report_fd is close-on-exec already).
-  int const first_closed = channel >= 0 ? channel_fd + 1 : channel_fd;
+  if (channel < 0) ::fcntl(channel_fd, F_SETFD, FD_CLOEXEC); // EBADF when nothing is there
+  int const first_closed = gate >= 0 ? gate_fd + 1 : (channel >= 0 ? channel_fd + 1 : channel_fd);
   if (::syscall(SYS_close_range, unsigned(first_closed), ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0) {
     long const max_fd = ::sysconf(_SC_OPEN_MAX);
     for (int fd = first_closed; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -161,11 +164,12 @@ void child_redirect(int output_fd, int channel, int report_fd) {
   child_fail(report_fd, child_step::exec, last_errno);
 }
 
-[[noreturn]] void child_main(exec_plan& plan, int output_fd, int channel, int report_fd) {
-  int const lowest = channel_fd + 1; // clear of 0..2 and of the channel's own slot
+[[noreturn]] void child_main(exec_plan& plan, int output_fd, int channel, int gate, int report_fd) {
+  int const lowest = gate_fd + 1; // clear of 0..2 and of the channel's and the gate's own slots
   report_fd = child_lift_fd(report_fd, lowest, report_fd);
   output_fd = child_lift_fd(output_fd, lowest, report_fd);
   channel = child_lift_fd(channel, lowest, report_fd);
+  gate = child_lift_fd(gate, lowest, report_fd);
   child_reset_signals();
   if (::setsid() < 0) child_fail(report_fd, child_step::setsid, errno);
   for (std::size_t limit_idx = 0; limit_idx < plan.limits.size(); ++limit_idx) {
@@ -178,7 +182,7 @@ void child_redirect(int output_fd, int channel, int report_fd) {
   // and as the sandbox user (who must be able to enter it).
   if (plan.isolation.active) child_isolate(plan.isolation, report_fd);
   if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) child_fail(report_fd, child_step::chdir, errno);
-  child_redirect(output_fd, channel, report_fd);
+  child_redirect(output_fd, channel, gate, report_fd);
   child_exec(plan, report_fd);
 }
 
@@ -265,7 +269,7 @@ launch_result not_started(std::string why) {
 
 } // namespace
 
-launch_result launch_child(const process_spec& spec, int output_fd, int channel) {
+launch_result launch_child(const process_spec& spec, int output_fd, int channel, int gate) {
   if (spec.argv.empty() || spec.argv.front().empty()) return not_started("argv is empty");
   exec_plan plan;
   try {
@@ -279,7 +283,7 @@ launch_result launch_child(const process_spec& spec, int output_fd, int channel)
   unique_fd report_write(report[1]);
   pid_t const pid = ::fork();
   if (pid < 0) return not_started(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) child_main(plan, output_fd, channel, report_write.get());
+  if (pid == 0) child_main(plan, output_fd, channel, gate, report_write.get());
   report_write.reset();
   child_record failure;
   launch_result launched;

@@ -6,12 +6,15 @@
 #include "detail/unique_fd.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -64,58 +67,154 @@ std::optional<detail::output_capture> channel_capture(const process_spec& spec) 
   return std::make_optional<detail::output_capture>(spec.channel_path, spec.channel_max_bytes, 0);
 }
 
-detail::launch_result launch(const process_spec& spec, output_pipe& output, output_pipe* channel) {
-  detail::launch_result launched;
-  if (!output.error.empty() || (channel && !channel->error.empty())) {
-    launched.error = output.error.empty() ? channel->error : output.error;
-    return launched;
-  }
-  launched = detail::launch_child(spec, output.write_end.get(), channel ? channel->write_end.get() : -1);
-  output.write_end.reset(); // the child holds the only write ends now: EOF when it is gone
-  if (channel) channel->write_end.reset();
-  return launched;
-}
-
 void finish_captures(detail::output_capture& log, std::optional<detail::output_capture>& channel) {
   if (channel) channel->finish();
   log.finish();
 }
 
-} // namespace
-
-process_result posix_process_runner::run(const process_spec& spec) {
-  detail::output_capture capture(spec.log_path, spec.log_head_bytes, spec.log_tail_bytes);
-  std::optional<detail::output_capture> channel = channel_capture(spec);
-  auto const start = std::chrono::steady_clock::now();
-  process_result result;
-  output_pipe pipe = make_output_pipe();
-  std::optional<output_pipe> channel_pipe;
-  if (channel) channel_pipe = make_output_pipe();
-  detail::launch_result launched = launch(spec, pipe, channel_pipe ? &*channel_pipe : nullptr);
-  result.isolation_applied = launched.isolated;
-  for (auto const& note : launched.notes) result.isolation_note += (result.isolation_note.empty() ? "" : "; ") + note;
-  if (!launched.error.empty()) {
-    result.end = process_end::failed_to_start;
-    result.error = launched.error;
-    result.wall_s = seconds_since(start);
-    finish_captures(capture, channel);
-    return result;
-  }
+/// One launched child and everything its supervision needs: run() supervises it at once, a
+/// started_process once its gate opens.
+struct launched_child {
+  detail::output_capture capture;
+  std::optional<detail::output_capture> channel;
   std::vector<detail::child_pipe> pipes;
-  pipes.push_back({std::move(pipe.read_end), &capture});
-  if (channel) pipes.push_back({std::move(channel_pipe->read_end), &*channel});
-  detail::supervisor watcher(launched.pid, std::move(pipes), spec.timeout_s, spec.kill_grace_s);
-  auto const watched = watcher.run();
-  result.wall_s = seconds_since(start);
-  fill_end(result, watched, spec.timeout_s);
-  finish_captures(capture, channel);
-  result.output_bytes = capture.total_bytes();
-  result.truncated = capture.truncated();
-  if (channel) {
-    result.channel_bytes = channel->total_bytes();
-    result.channel_truncated = channel->truncated();
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  pid_t pid = -1;
+  process_result result; ///< its start: failed_to_start with the reason, or the isolation applied
+
+  explicit launched_child(const process_spec& spec)
+      : capture(spec.log_path, spec.log_head_bytes, spec.log_tail_bytes), channel(channel_capture(spec)) {}
+};
+
+/// Forks and execs spec's child; `gate`, when given, is the read end its gate_fd gets.
+std::unique_ptr<launched_child> launch(const process_spec& spec, int gate = -1) {
+  auto child = std::make_unique<launched_child>(spec);
+  output_pipe output = make_output_pipe();
+  std::optional<output_pipe> channel;
+  if (child->channel) channel = make_output_pipe();
+  detail::launch_result launched;
+  if (!output.error.empty() || (channel && !channel->error.empty())) {
+    launched.error = output.error.empty() ? channel->error : output.error;
+  } else {
+    launched = detail::launch_child(spec, output.write_end.get(), channel ? channel->write_end.get() : -1, gate);
+  }
+  child->result.isolation_applied = launched.isolated;
+  for (auto const& note : launched.notes)
+    child->result.isolation_note += (child->result.isolation_note.empty() ? "" : "; ") + note;
+  if (!launched.error.empty()) {
+    child->result.end = process_end::failed_to_start;
+    child->result.error = launched.error;
+    return child;
+  }
+  child->pid = launched.pid;
+  // The child holds the only write ends now (their copies here close with `output`, `channel`).
+  child->pipes.push_back({std::move(output.read_end), &child->capture});
+  if (channel) child->pipes.push_back({std::move(channel->read_end), &*child->channel});
+  return child;
+}
+
+/// Supervises a launched child to its end (or reports its failed start) and closes its files.
+process_result supervise(launched_child& child, const process_spec& spec) {
+  process_result result = std::move(child.result);
+  if (child.pid > 0) {
+    detail::supervisor watcher(child.pid, std::move(child.pipes), spec.timeout_s, spec.kill_grace_s);
+    fill_end(result, watcher.run(), spec.timeout_s);
+    child.pid = -1;
+  }
+  result.wall_s = seconds_since(child.start);
+  finish_captures(child.capture, child.channel);
+  result.output_bytes = child.capture.total_bytes();
+  result.truncated = child.capture.truncated();
+  if (child.channel) {
+    result.channel_bytes = child.channel->total_bytes();
+    result.channel_truncated = child.channel->truncated();
   }
   return result;
+}
+
+/// One byte into the gate. A child gone already makes it EPIPE, never a SIGPIPE that would end
+/// arbiter: the signal is blocked in this thread for the write and a pending one taken back.
+void open_gate(int gate) {
+  sigset_t pipe_only, old;
+  ::sigemptyset(&pipe_only);
+  ::sigaddset(&pipe_only, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+  const char open = '1';
+  while (::write(gate, &open, 1) < 0 && errno == EINTR) {
+  }
+  const timespec now{0, 0};
+  while (::sigtimedwait(&pipe_only, nullptr, &now) == SIGPIPE) {
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+class posix_started_process final : public started_process {
+public:
+  explicit posix_started_process(const process_spec& spec) : m_spec(spec) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+      m_child = std::make_unique<launched_child>(spec);
+      m_child->result.error = std::string("pipe2: ") + std::strerror(errno);
+      return;
+    }
+    detail::unique_fd gate_read(fds[0]);
+    m_gate = detail::unique_fd(fds[1]);
+    m_child = launch(spec, gate_read.get());
+  }
+
+  ~posix_started_process() override {
+    if (!m_child || m_child->pid <= 0) return;
+    ::kill(-m_child->pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(m_child->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    try {
+      finish_captures(m_child->capture, m_child->channel);
+    } catch (const std::exception&) { // a log that cannot be written: nothing to report it to
+    }
+  }
+
+  process_result finish() override {
+    const double gated_s = seconds_since(m_child->start);
+    if (m_gate.valid()) {
+      open_gate(m_gate.get()); // a child gone already: its end is reported below
+      m_gate.reset();
+    }
+    process_result result = supervise(*m_child, m_spec);
+    result.gated_s = gated_s;
+    return result;
+  }
+
+private:
+  process_spec m_spec;
+  std::unique_ptr<launched_child> m_child;
+  detail::unique_fd m_gate;
+};
+
+/// process_runner's default: nothing runs until finish().
+class deferred_process final : public started_process {
+public:
+  deferred_process(process_runner& runner, const process_spec& spec) : m_runner(runner), m_spec(spec) {}
+  process_result finish() override { return m_runner.run(m_spec); }
+
+private:
+  process_runner& m_runner;
+  process_spec m_spec;
+};
+
+} // namespace
+
+std::unique_ptr<started_process> process_runner::start(const process_spec& spec) {
+  return std::make_unique<deferred_process>(*this, spec);
+}
+
+process_result posix_process_runner::run(const process_spec& spec) {
+  auto child = launch(spec);
+  return supervise(*child, spec);
+}
+
+std::unique_ptr<started_process> posix_process_runner::start(const process_spec& spec) {
+  return std::make_unique<posix_started_process>(spec);
 }
 
 } // namespace arbiter::sandbox

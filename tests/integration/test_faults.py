@@ -1,8 +1,12 @@
 """Each fault in tests/corpus/faults gets its own verdict and reason; the campaign goes on."""
+import json
 import os
 import pathlib
 import shutil
+import sqlite3
 import tomllib
+
+import pytest
 
 from conftest import ROOT
 
@@ -20,10 +24,21 @@ def _solutions(tmp_path):
     return tmp_path / "solutions"
 
 
-def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path):
+def _walls(db):
+    """details.wall of every evaluation, keyed by model, in the order they ran."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT m.name, e.details_json FROM evaluation e JOIN solution s ON s.id = e.solution_id "
+                            "JOIN model m ON m.id = s.model_id ORDER BY e.id").fetchall()
+    return {name: json.loads(details).get("wall", {}) for name, details in rows}
+
+
+# --prestart 2: each candidate process is started two evaluations ahead and waits behind its gate
+# while a fault (a hang among them) runs; every verdict must come out the same.
+@pytest.mark.parametrize("prestart", ["0", "2"])
+def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path, prestart):
     solutions = _solutions(tmp_path)
     arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--db", arbiter.db,
-                "--device", arbiter.device, "--timeout", "40", "--max-time", "0.3")
+                "--device", arbiter.device, "--timeout", "40", "--max-time", "0.3", "--prestart", prestart)
     got = arbiter.evaluations()
     for case in _cases():
         expect = tomllib.loads((case / "expect.toml").read_text())
@@ -31,6 +46,13 @@ def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path
         assert row["verdict"] == expect["verdict"], f"{case.name}: {row}"
         assert expect.get("reason", "") in row["reason"], f"{case.name}: {row['reason']!r}"
         assert row["status"] == "done"
+    walls = _walls(arbiter.db)
+    ahead = [name for name, wall in walls.items() if wall.get("started_ahead")]
+    if prestart == "0":
+        assert ahead == []
+    else:  # all but the first, which ran the reference before any could start
+        assert sorted(ahead) == sorted(list(walls)[1:])
+        assert all(walls[name]["candidate_gated_s"] > 0 for name in ahead)
 
 
 def test_show_prints_verdict_reason_and_log(arbiter, tmp_path):

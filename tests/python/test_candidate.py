@@ -264,3 +264,71 @@ def test_replacing_the_timed_capture_from_a_forward_changes_nothing_and_is_repor
     assert "arbiter_runner.timing.Capture.after (instance)" in patched_names
     with open(os.path.join(job["output_dir"], "0", "timed.json"), encoding="utf-8") as file:
         assert len(json.load(file)) >= 1  # the capture bound before timing kept every output it chose
+
+
+def start_gated(job, tmp_path):
+    """The runner started behind a gate, as the orchestrator starts a candidate ahead of its turn:
+    returns the process and the gate's write end."""
+    import subprocess
+    import sys
+    from conftest import PYTHON_DIR
+    job_path = tmp_path / "gated_job.json"
+    job_path.write_text(json.dumps(job), encoding="utf-8")
+    gate_read, gate_write = os.pipe()
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR, ARBITER_GATE_FD=str(gate_read))
+    proc = subprocess.Popen([sys.executable, "-m", "arbiter_runner", "candidate", str(job_path)], env=env,
+                            pass_fds=(gate_read,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    os.close(gate_read)
+    return proc, gate_write
+
+
+def read_events(job):
+    with open(job["events_file"], encoding="utf-8") as file:
+        return [json.loads(line) for line in file]
+
+
+def wait_for_event(job, name, seconds=120):
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.path.exists(job["events_file"]) and any(e["event"] == name for e in read_events(job)):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+IMPORT_MARKER = """
+import pathlib
+pathlib.Path(__file__).with_name("imported").touch()
+"""
+
+
+def test_a_gated_candidate_imports_nothing_of_the_solution_until_its_gate_opens(reference_run, tmp_path):
+    solution_file = write_source(tmp_path / "work" / "kernel.py", patched(IMPORT_MARKER))
+    job = candidate_job(tmp_path, reference_run, solution_file)
+    proc, gate = start_gated(job, tmp_path)
+    try:
+        assert wait_for_event(job, "start")
+        proc_alive_after = proc.poll() is None
+        assert proc_alive_after
+        assert not (tmp_path / "work" / "imported").exists()
+        os.write(gate, b"1")
+    finally:
+        os.close(gate)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    names = [e["event"] for e in read_events(job)]
+    assert names[:3] == ["start", "gate", "loaded"] and names[-1] == "done"
+    assert (tmp_path / "work" / "imported").exists()
+
+
+def test_a_gate_closed_without_opening_ends_the_runner_before_the_solution(reference_run, tmp_path):
+    solution_file = write_source(tmp_path / "work" / "kernel.py", patched(IMPORT_MARKER))
+    job = candidate_job(tmp_path, reference_run, solution_file)
+    proc, gate = start_gated(job, tmp_path)
+    os.close(gate)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 3, stderr
+    gate_events = [e for e in read_events(job) if e["event"] == "gate"]
+    assert gate_events and gate_events[0]["opened"] is False
+    assert not (tmp_path / "work" / "imported").exists()

@@ -80,6 +80,11 @@ SEEN = [
     ("harness", "import torch\nsend = getattr(torch.os, 'dup2')\n"),
     ("dynamic_code", "import os\nsend = getattr(os, 'wr' + 'ite')\n"),
     ("dynamic_code", "import sys\nname = 'ar' + 'gv'\njob = getattr(sys, name)[-1]\n"),
+    # an op looked up by name: read as written, or a computed name on torch
+    ("library", "import torch\nmm = getattr(torch, 'matmul')\n"),
+    ("library", "def f(x, w):\n    return getattr(x, 'mm')(w)\n"),
+    ("computed_op", "import torch\nop = getattr(torch, 'mat' + 'mul')\n"),
+    ("computed_op", "import torch.nn.functional as F\ndef f(x, name):\n    return getattr(F, name)(x)\n"),
     # a self-test block runs under the harness once the module renames itself
     ("harness", "import sys\n__name__ = '__main__'\nif __name__ == '__main__':\n    print(sys.argv)\n"),
     ("harness", "import sys\nglobals()['__name__'] = '__main__'\nif __name__ == '__main__':\n    print(sys.argv)\n"),
@@ -101,6 +106,12 @@ UNSEEN = [
      """),
     (("dynamic_code",), "import builtins\nsize = getattr(builtins, 'len')\nhow = __builtins__['max']\n"),
     (("dynamic_code",), "import torch\nname = 'float16'\ndtype = getattr(torch, name)\nact = getattr(torch.nn, 'GELU')\n"),
+    (("computed_op", "library"), """
+     import torch
+     class ModelNew(torch.nn.Module):
+         def forward(self, x, name="scale"):
+             return getattr(self, name) * x.to(getattr(torch, 'float16'))
+     """),
     (("file_read", "file_list"), "import os\nopen(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'k.cu')).read()\n"),
     (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parent / 'kernel.cu').read_text()\n"),
     (("file_read", "file_list"), "import pathlib\n(pathlib.Path(__file__).parents[0] / 'kernel.cu').read_text()\n"),
@@ -151,3 +162,10 @@ def test_an_aten_overload_reads_as_the_torch_op_it_is(tmp_path):
     (tmp_path / "kernel.py").write_text("import torch\ny = torch.ops.aten._softmax.default(x, -1, False)\n")
     calls = {f["what"] for f in facts.extract(str(tmp_path))["facts"] if f["kind"] == "call"}
     assert "torch.softmax" in calls
+
+
+def test_an_op_looked_up_by_a_literal_name_reads_as_that_call(tmp_path):
+    (tmp_path / "kernel.py").write_text("import torch\nout = getattr(torch, 'softmax')(x, -1)\n"
+                                        "alt = getattr(torch.ops.aten, '_softmax')(x, -1, False)\n")
+    calls = {f["what"] for f in facts.extract(str(tmp_path))["facts"] if f["kind"] == "call"}
+    assert {"torch.softmax", "torch.ops.aten._softmax"} <= calls

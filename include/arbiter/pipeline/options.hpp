@@ -46,6 +46,11 @@ struct eval_options {
   /// --keep-outputs: keep every tensor bundle; by default bundles of 16 MiB and more are removed
   /// once judged (src/pipeline/detail/prune.hpp).
   bool keep_outputs = false;
+  /// --prestart: candidate processes of the same problem's next evaluations started this many
+  /// evaluations ahead, waiting behind their gates with torch imported and the CUDA context made
+  /// (docs/measurement.md, "Throughput"); -1 = 2 on cuda, 0 on cpu (where a second interpreter's
+  /// start-up would share the CPU that the timed candidate is measured on).
+  int prestart = -1;
 };
 
 /// Where the runner's pieces live: the Python package folder and the C runtime library.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct isolation {
 
 /// The descriptor the child writes its channel to when process_spec::channel_path is set.
 inline constexpr int channel_fd = 3;
+/// The descriptor a process started by process_runner::start reads its gate from: one byte when
+/// the gate opens, end of file when it never will.
+inline constexpr int gate_fd = 4;
 
 struct process_spec {
   /// argv[0] is looked up on PATH when it has no '/' (execvpe semantics): env's PATH when it has
@@ -77,6 +81,7 @@ struct process_result {
   bool channel_truncated = false;  ///< the channel passed channel_max_bytes
   std::string error; ///< failed_to_start: why
   double timeout_s = 0; ///< timed_out only: the wall-clock limit that was exceeded
+  double gated_s = 0;   ///< process_runner::start: seconds from the start until the gate opened
   /// spec.sandbox.enabled and everything in it took effect. False with a note when isolation was
   /// asked for but could not be had (arbiter not root, namespaces refused): the process then ran
   /// with less, never silently.
@@ -88,11 +93,26 @@ struct process_result {
 /// "timed out after 30.0 s (wall clock)", "failed to start: <why>".
 std::string describe(const process_result& result);
 
+/// A process started ahead of its turn (process_runner::start): it runs until it reads its gate
+/// (descriptor gate_fd) and waits there. Nothing of it is supervised until finish().
+class started_process {
+public:
+  /// A process whose gate never opened is killed with its group and reaped; its log is closed.
+  virtual ~started_process() = default;
+  /// Opens the gate, then supervises the process to its end as process_runner::run does; the
+  /// wall-clock limit counts from here. Call once.
+  virtual process_result finish() = 0;
+};
+
 /// Interface so that the pipeline can be tested without real processes.
 class process_runner {
 public:
   virtual ~process_runner() = default;
   virtual process_result run(const process_spec& spec) = 0;
+  /// Starts spec's process now, behind a closed gate, so that its start-up (an interpreter's
+  /// imports) overlaps other work. The default starts nothing until finish(), which then calls
+  /// run(spec): a runner without gates (a test's fake) needs nothing more.
+  virtual std::unique_ptr<started_process> start(const process_spec& spec);
 };
 
 /// fork/exec implementation. The child leads a new session (its own process group) with
@@ -110,6 +130,11 @@ public:
 class posix_process_runner final : public process_runner {
 public:
   process_result run(const process_spec& spec) override;
+  /// As run, with the read end of the gate's pipe on descriptor gate_fd; the child's environment is
+  /// spec.env as given (the program must be told of its gate there). process_result::wall_s counts
+  /// from the start, gated_s until the gate opened. A start that fails is reported by finish();
+  /// throws io_error, as run does, when the log file cannot be created.
+  std::unique_ptr<started_process> start(const process_spec& spec) override;
 };
 
 } // namespace arbiter::sandbox

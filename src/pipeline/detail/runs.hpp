@@ -7,6 +7,7 @@
 #include "detail/jobs.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,26 @@ struct candidate_run {
   std::string probe; ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
   std::string probe_key; ///< the key its evidence must be signed with (hex); "" without the probe
 };
+
+/// A candidate process started and waiting behind its gate (sandbox::started_process), its folder
+/// prepared and its static facts read: started ahead of its turn so that its interpreter's start-up
+/// overlaps the evaluations before it (docs/measurement.md, "Throughput").
+struct started_candidate {
+  candidate_run run; ///< facts and probe so far; the process's end comes with finish_candidate
+  sandbox::process_spec spec;
+  std::filesystem::path eval_dir;
+  std::string label;
+  std::unique_ptr<sandbox::started_process> process; ///< null when it could not be started (run.process says why)
+};
+
+/// run_candidate's first half: everything up to a process waiting at its gate (ARBITER_GATE_FD).
+/// Throws io_error when the solution's files cannot be copied.
+started_candidate start_candidate(const job_context& ctx, const catalog::solution& solution,
+                                  const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
+                                  const std::filesystem::path& data_dir, sandbox::process_runner& runner);
+
+/// run_candidate's second half: opens the gate and waits for the process's end. Once per start.
+candidate_run finish_candidate(started_candidate& started);
 
 /// Copies the solution into eval_dir/work (its private cwd) and runs it in a fresh process with the
 /// model's own caches under data_dir/cache/<model>/, sandboxed unless ctx.options.sandbox is off

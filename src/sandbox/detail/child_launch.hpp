@@ -19,9 +19,10 @@ struct launch_result {
 };
 
 /// Forks and execs spec.argv with stdin on /dev/null, stdout and stderr on `output_fd` and, when
-/// `channel` is a descriptor, that on descriptor channel_fd (3); nothing else stays open.
+/// `channel` is a descriptor, that on descriptor channel_fd (3), and when `gate` is one, that on
+/// descriptor gate_fd (4); nothing else stays open.
 /// Returns once the child has exec'd or failed to; a failure in the child before or at exec comes
 /// back through a close-on-exec pipe as `error`. Never throws for anything the child does.
-launch_result launch_child(const process_spec& spec, int output_fd, int channel = -1);
+launch_result launch_child(const process_spec& spec, int output_fd, int channel = -1, int gate = -1);
 
 } // namespace arbiter::sandbox::detail

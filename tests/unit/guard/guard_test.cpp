@@ -70,6 +70,17 @@ TEST(static_rules, forbid_matches_aliases_and_methods) {
   EXPECT_TRUE(static_findings(facts_of({{"call", "mylib.softmax"}}), r).empty());
 }
 
+TEST(static_rules, an_op_named_at_run_time_is_B1_where_the_rules_restrict_ops) {
+  const auto doc = facts_of({{"computed_op", "getattr(torch, 'mat' + 'mul')"}});
+  catalog::rules strict; // libraries = false
+  EXPECT_TRUE(has(static_findings(doc, strict), "B1", severity::flag));
+  catalog::rules lax;
+  lax.libraries = true;
+  EXPECT_TRUE(has(static_findings(doc, lax), "B1", severity::info));
+  lax.forbid = {"torch.softmax"};
+  EXPECT_TRUE(has(static_findings(doc, lax), "B1", severity::flag));
+}
+
 TEST(static_rules, languages_gate) {
   catalog::rules r;
   r.languages = {"cuda", "cpp"};

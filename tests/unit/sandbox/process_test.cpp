@@ -1,5 +1,5 @@
 // Real processes through /bin/sh: exit codes, signals, timeouts, group kill, log capping,
-// environment, working directory, rlimits, the channel on descriptor 3.
+// environment, working directory, rlimits, the channel on descriptor 3, the gate on descriptor 4.
 #include "arbiter/common/error.hpp"
 #include "arbiter/sandbox/process.hpp"
 
@@ -280,6 +280,99 @@ TEST_F(process_test, unwritable_log_throws_io_error) {
   auto spec = shell("true");
   spec.log_path = (m_dir / "absent" / "log").string();
   EXPECT_THROW(m_runner.run(spec), arbiter::io_error);
+}
+
+/// Waits up to 10 s for `path` to exist.
+bool appears(const fs::path& path) {
+  for (int attempt_idx = 0; attempt_idx < 200 && !fs::exists(path); ++attempt_idx)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return fs::exists(path);
+}
+
+TEST_F(process_test, started_process_waits_at_its_gate_until_finish) {
+  auto const ready = m_dir / "ready";
+  auto const after = m_dir / "after";
+  auto started = m_runner.start(shell("touch " + ready.string() + "; read -r x <&4; touch " + after.string() + "; echo \"got $x\""));
+  ASSERT_TRUE(appears(ready));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(fs::exists(after)); // still behind the gate
+  auto const result = started->finish();
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(log(), "got 1\n");
+  EXPECT_GE(result.gated_s, 0.3);
+  EXPECT_GE(result.wall_s, result.gated_s);
+}
+
+TEST_F(process_test, wall_clock_limit_of_a_started_process_counts_from_its_gate) {
+  auto spec = shell("read -r x <&4; sleep 0.5");
+  spec.timeout_s = 1;
+  auto started = m_runner.start(spec);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  auto const result = started->finish();
+  EXPECT_EQ(result.end, process_end::exited);
+  EXPECT_GE(result.wall_s, 2.0);
+}
+
+TEST_F(process_test, started_process_never_opened_is_killed) {
+  auto const pid_file = m_dir / "pid";
+  auto started = m_runner.start(shell("echo $$ > " + pid_file.string() + ".tmp; mv " + pid_file.string() + ".tmp " +
+                                      pid_file.string() + "; read -r x <&4; sleep 60"));
+  ASSERT_TRUE(appears(pid_file));
+  pid_t const pid = std::stoi(read_file(pid_file));
+  started.reset();
+  EXPECT_TRUE(process_dead(pid));
+}
+
+TEST_F(process_test, started_process_that_ended_before_its_gate_reports_its_end) {
+  auto started = m_runner.start(shell("exit 5"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto const result = started->finish(); // the gate's write meets a closed pipe: no SIGPIPE here
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(result.exit_code, 5);
+}
+
+TEST_F(process_test, gate_is_descriptor_4_beside_the_channel) {
+  auto spec = shell("ls /proc/self/fd");
+  spec.channel_path = (m_dir / "channel").string();
+  auto const result = m_runner.start(spec)->finish();
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(log(), "0\n1\n2\n3\n4\n5\n"); // 3 the channel, 4 the gate, 5 is ls's own handle
+}
+
+TEST_F(process_test, gate_without_a_channel_leaves_descriptor_3_closed) {
+  auto const result = m_runner.start(shell("{ printf x >&3; } 2>/dev/null && echo open || echo closed; read -r x <&4; echo $x"))->finish();
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(log(), "closed\n1\n");
+}
+
+TEST_F(process_test, failed_start_is_reported_by_finish) {
+  auto spec = shell("true");
+  spec.argv = {"/nonexistent/program"};
+  auto const result = m_runner.start(spec)->finish();
+  EXPECT_EQ(result.end, process_end::failed_to_start);
+  EXPECT_NE(result.error.find("/nonexistent/program"), std::string::npos);
+}
+
+/// A runner without gates: counts the processes it was asked to run.
+class counting_runner final : public process_runner {
+public:
+  process_result run(const process_spec&) override {
+    ++runs;
+    process_result result;
+    result.end = process_end::exited;
+    result.exit_code = 0;
+    return result;
+  }
+  int runs = 0;
+};
+
+TEST(process_runner, default_start_runs_nothing_until_finish) {
+  counting_runner runner;
+  auto started = runner.start(process_spec{});
+  EXPECT_EQ(runner.runs, 0);
+  EXPECT_EQ(started->finish().end, process_end::exited);
+  EXPECT_EQ(runner.runs, 1);
 }
 
 TEST(describe, names_each_end) {
