@@ -72,7 +72,17 @@ PROT_EXEC_BIT = 4
 JOIN_NAMES = {"wait_stream", "wait_event", "synchronize", "record_stream"}
 LIBRARY_FUNCS = {"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "addmv", "mv", "linear", "bilinear", "conv1d",
                  "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "einsum",
-                 "tensordot", "scaled_dot_product_attention", "chain_matmul", "multi_head_attention_forward"}
+                 "tensordot", "scaled_dot_product_attention", "chain_matmul", "multi_head_attention_forward",
+                 "multi_dot", "dot", "vdot", "inner", "matrix_power", "cdist", "convolution", "_convolution", "conv_tbc",
+                 "lstm", "gru", "rnn_tanh", "rnn_relu"}
+# torch's private GEMM and attention entry points (cuBLASLt, CUTLASS, tinygemm, flash/cuDNN attention),
+# each also as the aten op reads it (a leading underscore dropped).
+_PRIVATE_LIBRARY = ("_scaled_mm", "_scaled_grouped_mm", "_grouped_mm", "_int_mm", "_weight_int4pack_mm",
+                    "_weight_int4pack_mm_for_cpu", "_weight_int8pack_mm", "_flash_attention_forward",
+                    "_efficient_attention_forward", "_scaled_dot_product_flash_attention",
+                    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+                    "_scaled_dot_product_flash_attention_for_cpu", "_cudnn_rnn")
+LIBRARY_FUNCS |= set(_PRIVATE_LIBRARY) | {name.lstrip("_") for name in _PRIVATE_LIBRARY}
 LIBRARY_MODULES = {"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
                    "ConvTranspose3d", "MultiheadAttention", "LSTM", "GRU", "RNN", "Transformer"}
 PRECISION_NAMES = {"half", "bfloat16", "float16", "autocast", "float8_e4m3fn", "float8_e5m2"}

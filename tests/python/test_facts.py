@@ -84,6 +84,11 @@ SEEN = [
     ("library", "import torch\nmm = getattr(torch, 'matmul')\n"),
     ("library", "def f(x, w):\n    return getattr(x, 'mm')(w)\n"),
     ("computed_op", "import torch\nop = getattr(torch, 'mat' + 'mul')\n"),
+    # torch's private GEMM entry points, also as aten ops
+    ("library", "import torch\ndef f(a, b, sa, sb):\n    return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb)\n"),
+    ("library", "import torch\ndef f(x, w, g, s):\n    return torch.ops.aten._weight_int4pack_mm.default(x, w, g, s)\n"),
+    ("library", "import torch\ndef f(x, w, offs):\n    return torch._grouped_mm(x, w, offs=offs)\n"),
+    ("library", "import torch\ndef f(a, b):\n    return torch.inner(a, b)\n"),
     ("computed_op", "import torch.nn.functional as F\ndef f(x, name):\n    return getattr(F, name)(x)\n"),
     # a self-test block runs under the harness once the module renames itself
     ("harness", "import sys\n__name__ = '__main__'\nif __name__ == '__main__':\n    print(sys.argv)\n"),
