@@ -4,7 +4,9 @@ Copies each solution of a solutions folder into `--copies` models (m0, m1, …: 
 evaluations in a row, as when many models answer it), evaluates the suite once per --prestart
 value into a database of its own, and prints one markdown row per value: evaluations, the median
 and range of each evaluation's wall time without its problem's reference run (what one more
-model's solution costs), and the median time a candidate process stood started before its turn.
+model's solution costs), and the median time a candidate process stood started before its turn;
+then, per problem and shape, the candidates' median device and host times under each value (the
+next candidates start up while one is timed: what that does to its numbers).
 
     python3 bench/throughput/prestart.py --arbiter build/dev/bin/arbiter \\
         --suite tests/corpus/kernelbench/level1 --solutions tests/corpus/kernelbench/solutions \\
@@ -42,6 +44,21 @@ def _walls(db):
     return out
 
 
+def _times(db):
+    """{(problem, shape): ([median_ms…], [host_median_ms…])} of the passing candidates."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT p.key, m.shape, m.median_ms, m.host_median_ms FROM measurement m "
+                            "JOIN evaluation e ON e.id = m.evaluation_id JOIN solution s ON s.id = e.solution_id "
+                            "JOIN problem p ON p.id = s.problem_id WHERE m.role = 'candidate' AND e.verdict = 'passed'").fetchall()
+    out = {}
+    for problem, shape, median_ms, host_ms in rows:
+        device, host = out.setdefault((problem, shape), ([], []))
+        device.append(median_ms)
+        if host_ms is not None:
+            host.append(host_ms)
+    return out
+
+
 def _run(args, prestart, solutions):
     work = os.path.join(args.work, f"prestart{prestart}")
     shutil.rmtree(work, ignore_errors=True)
@@ -53,7 +70,7 @@ def _run(args, prestart, solutions):
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"{' '.join(command)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
-    return time.monotonic() - started, _walls(db)
+    return time.monotonic() - started, _walls(db), _times(db)
 
 
 def main():
@@ -69,14 +86,21 @@ def main():
     solutions = _copies(args.solutions, args.copies, os.path.join(args.work, "solutions"))
     print("| --prestart | evaluations | verdicts | campaign s | wall per evaluation without the reference, median (range) s | started ahead | gated median s |")
     print("|---:|---:|---|---:|---|---:|---:|")
+    times = {}
     for prestart in (int(v) for v in args.prestart.split(",")):
-        campaign_s, walls = _run(args, prestart, solutions)
+        campaign_s, walls, times[prestart] = _run(args, prestart, solutions)
         after = [w["after_reference_s"] for w in walls]
         verdicts = ", ".join(f"{v} {sum(w['verdict'] == v for w in walls)}" for v in sorted({w["verdict"] for w in walls}))
         ahead = [w for w in walls if w["ahead"]]
         gated = statistics.median(w["gated_s"] for w in ahead) if ahead else 0.0
         print(f"| {prestart} | {len(walls)} | {verdicts} | {campaign_s:.1f} | {statistics.median(after):.2f} "
               f"({min(after):.2f}–{max(after):.2f}) | {len(ahead)} | {gated:.2f} |", flush=True)
+    median = lambda values: f"{statistics.median(values):.4f}" if values else "—"
+    print("\n| problem | shape | " + " | ".join(f"--prestart {p}: time ms (host ms)" for p in times) + " |")
+    print("|---|---|" + "---:|" * len(times))
+    for key in sorted({key for per in times.values() for key in per}):
+        cells = [f"{median(per.get(key, ([], []))[0])} ({median(per.get(key, ([], []))[1])})" for per in times.values()]
+        print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
