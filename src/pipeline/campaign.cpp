@@ -125,6 +125,7 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
   wall["started_ahead"] = ahead.has_value();
   detail::started_candidate own = ahead ? std::move(*ahead)
                                         : detail::start_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
+  detail::open_candidate(own);
   start_next(); // the next candidates' start-up overlaps this one's run
   const auto run = detail::finish_candidate(own);
   wall["candidate_s"] = clock.lap();

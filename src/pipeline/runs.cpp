@@ -188,6 +188,10 @@ started_candidate start_candidate(const job_context& ctx, const catalog::solutio
   return started;
 }
 
+void open_candidate(started_candidate& started) {
+  if (started.process) started.process->open();
+}
+
 candidate_run finish_candidate(started_candidate& started) {
   candidate_run run = std::move(started.run);
   if (started.process) {

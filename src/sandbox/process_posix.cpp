@@ -174,14 +174,20 @@ public:
     }
   }
 
-  process_result finish() override {
-    const double gated_s = seconds_since(m_child->start);
+  void open() override {
+    if (m_opened) return;
+    m_opened = true;
+    m_gated_s = seconds_since(m_child->start);
     if (m_gate.valid()) {
-      open_gate(m_gate.get()); // a child gone already: its end is reported below
+      open_gate(m_gate.get()); // a child gone already: finish() reports its end
       m_gate.reset();
     }
+  }
+
+  process_result finish() override {
+    open();
     process_result result = supervise(*m_child, m_spec);
-    result.gated_s = gated_s;
+    result.gated_s = m_gated_s;
     return result;
   }
 
@@ -189,6 +195,8 @@ private:
   process_spec m_spec;
   std::unique_ptr<launched_child> m_child;
   detail::unique_fd m_gate;
+  bool m_opened = false;
+  double m_gated_s = 0;
 };
 
 /// process_runner's default: nothing runs until finish().

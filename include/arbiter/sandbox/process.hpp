@@ -99,8 +99,12 @@ class started_process {
 public:
   /// A process whose gate never opened is killed with its group and reaped; its log is closed.
   virtual ~started_process() = default;
-  /// Opens the gate, then supervises the process to its end as process_runner::run does; the
-  /// wall-clock limit counts from here. Call once.
+  /// Opens the gate and returns: the process goes on while the caller does other work. Its output
+  /// is read from finish() on (a pipe that fills before then holds the process up). Once; finish()
+  /// opens the gate itself when this was not called.
+  virtual void open() {}
+  /// Opens the gate unless open() did, then supervises the process to its end as
+  /// process_runner::run does; the wall-clock limit counts from here. Call once.
   virtual process_result finish() = 0;
 };
 

@@ -53,7 +53,11 @@ started_candidate start_candidate(const job_context& ctx, const catalog::solutio
                                   const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
                                   const std::filesystem::path& data_dir, sandbox::process_runner& runner);
 
-/// run_candidate's second half: opens the gate and waits for the process's end. Once per start.
+/// Opens a started candidate's gate without waiting: it runs while the caller starts the next ones.
+void open_candidate(started_candidate& started);
+
+/// run_candidate's second half: opens the gate unless open_candidate did and waits for the
+/// process's end. Once per start.
 candidate_run finish_candidate(started_candidate& started);
 
 /// Copies the solution into eval_dir/work (its private cwd) and runs it in a fresh process with the

@@ -304,6 +304,16 @@ TEST_F(process_test, started_process_waits_at_its_gate_until_finish) {
   EXPECT_GE(result.wall_s, result.gated_s);
 }
 
+TEST_F(process_test, an_opened_gate_lets_the_process_go_on_before_finish) {
+  auto const after = m_dir / "after";
+  auto started = m_runner.start(shell("read -r x <&4; touch " + after.string()));
+  started->open();
+  EXPECT_TRUE(appears(after)); // no supervision yet, and the process runs
+  auto const result = started->finish();
+  ASSERT_EQ(result.end, process_end::exited);
+  EXPECT_EQ(result.exit_code, 0);
+}
+
 TEST_F(process_test, wall_clock_limit_of_a_started_process_counts_from_its_gate) {
   auto spec = shell("read -r x <&4; sleep 0.5");
   spec.timeout_s = 1;
