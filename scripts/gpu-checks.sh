@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The checks that CI cannot run, on a machine with an NVIDIA GPU, each under its own time limit,
+# each step's output in OUT/<step>.log (OUT defaults to ./gpu-checks):
+#   corpus     the guard corpus cases whose evidence needs the GPU (probe rules: B1 library kernels, …)
+#   prestart   wall per evaluation with and without candidates started ahead (docs/measurement.md)
+#   fidelity   timing fidelity on the heavy workloads, five fresh processes each
+#   gpu        the whole integration suite on cuda (ctest's gpu label)
+# Usage: scripts/gpu-checks.sh [OUT] [step ...]   (default steps: corpus prestart fidelity)
+# Needs a build with build/dev/bin/arbiter (cmake --preset dev && cmake --build --preset dev).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-gpu-checks}
+shift || true
+STEPS=("$@")
+[ ${#STEPS[@]} -gt 0 ] || STEPS=(corpus prestart fidelity)
+PYTHON=${ARBITER_PYTHON:-python3}
+BIN=$PWD/build/dev/bin/arbiter
+LIB=$PWD/build/dev/lib/libarbiter_runtime.so
+SCRATCH=${ARBITER_SCRATCH:-/dev/shm/arbiter-gpu-checks}
+mkdir -p "$OUT" "$SCRATCH"
+OUT=$(cd "$OUT" && pwd)
+[ -x "$BIN" ] || { echo "gpu-checks: $BIN is missing: build the dev preset first" >&2; exit 2; }
+
+# The corpus cases that have not yet been judged on a GPU since their rule or case last changed.
+CORPUS_CASES=${CORPUS_CASES:-'hacks/B1/*,hacks/H3/writes_result_channel,hacks/T3/builtin_type_hides_subclass,hacks/T5/precomputes_from_exchange,hacks/S5/memo_on_tensor_objects,hacks/T4/time_patch,legit/*'}
+
+step() { # name, seconds, command...
+  local name=$1 limit=$2
+  shift 2
+  local started=$SECONDS
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "gpu-checks: $name exited $rc after $((SECONDS - started)) s (log: $OUT/$name.log)"
+  tail -n 25 "$OUT/$name.log"
+}
+
+for name in "${STEPS[@]}"; do
+  case $name in
+  corpus)
+    step corpus "${CORPUS_LIMIT:-300}" env ARBITER_BIN="$BIN" ARBITER_TEST_DEVICE=cuda ARBITER_CORPUS_CASES="$CORPUS_CASES" \
+      "$PYTHON" -m pytest -v -p no:cacheprovider --basetemp="$SCRATCH/corpus" tests/integration/test_guard_corpus.py ;;
+  prestart)
+    step prestart "${PRESTART_LIMIT:-240}" "$PYTHON" bench/throughput/prestart.py --arbiter "$BIN" \
+      --suite tests/corpus/kernelbench/level1 --solutions tests/corpus/kernelbench/solutions \
+      --device cuda --copies 4 --prestart 0,2 --work "$SCRATCH/prestart" ;;
+  fidelity)
+    step fidelity "${FIDELITY_LIMIT:-420}" "$PYTHON" bench/timing_fidelity/run.py --runtime-lib "$LIB" \
+      --workloads gemm,multi --procs 5 --out "$OUT/fidelity" ;;
+  gpu)
+    step gpu "${GPU_LIMIT:-3000}" env ARBITER_BIN="$BIN" ARBITER_PYTHON="$PYTHON" "$PYTHON" tests/gpu/run_gpu_tests.py ;;
+  *)
+    echo "gpu-checks: unknown step '$name' (expected corpus, prestart, fidelity or gpu)" >&2
+    exit 2 ;;
+  esac
+done
