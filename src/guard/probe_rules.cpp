@@ -76,8 +76,11 @@ bool library_kernel(std::string_view name) {
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // PyTorch's own GEMMs behind its private ops count too: tinygemm (_weight_int4pack_mm), the
+  // int8 weight-only GEMV (_weight_int8pack_mm), FBGEMM's quantised GEMMs.
   for (std::string_view marker : {"nvjet", "xmma", "cutlass", "cublas", "cudnn", "pytorch_flash::", "gemv2t_kernel",
-                                  "gemv2n_kernel", "gemmsn_", "gemmk1_kernel", "splitkreduce_kernel"})
+                                  "gemv2n_kernel", "gemmsn_", "gemmk1_kernel", "splitkreduce_kernel", "at::native::tinygemm",
+                                  "at::native::weight_int8pack_mm_kernel", "fbgemm_gpu::"})
     if (lower.find(marker) != std::string::npos) return true;
   // cuBLAS's architecture-named kernels: ampere_bf16_s16816gemm_…, sm80_…gemm…, volta_sgemm_…
   for (std::string_view arch : {"ampere_", "volta_", "turing_", "maxwell_", "sm80_", "sm86_", "sm89_", "sm90_", "sm100_"})

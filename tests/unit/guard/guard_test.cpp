@@ -250,6 +250,8 @@ TEST(probe_rules, vendor_library_kernels_are_recognised_by_name) {
   EXPECT_TRUE(library_kernel("fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<...>::Params)"));
   EXPECT_TRUE(library_kernel("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(...)"));
   EXPECT_TRUE(library_kernel("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1"));
+  EXPECT_TRUE(library_kernel("void at::native::tinygemm_m16n8k16_chunk_kernel<(at::native::KReductionType)0, ...>(...)"));
+  EXPECT_TRUE(library_kernel("void at::native::weight_int8pack_mm_kernel<32>(float const*, signed char const*, ...)"));
   // The solution's own kernels, PyTorch's elementwise and reduction kernels, Triton's.
   EXPECT_FALSE(library_kernel("matmul_kernel"));
   EXPECT_FALSE(library_kernel("my_sgemm_tiled"));
@@ -257,6 +259,7 @@ TEST(probe_rules, vendor_library_kernels_are_recognised_by_name) {
   EXPECT_FALSE(library_kernel("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(...)"));
   EXPECT_FALSE(library_kernel("triton_poi_fused_add_mul_0"));
   EXPECT_FALSE(library_kernel("flash_fwd_kernel"));
+  EXPECT_FALSE(library_kernel("_weight_int8pack_mm_kernel")); // a Triton kernel of the solution's own, so named
 }
 
 TEST(probe_rules, library_kernels_where_the_problem_forbids_libraries_are_B1) {
