@@ -193,18 +193,18 @@ int prestart_depth(const campaign_state& st) {
   return st.device == "cuda" ? 2 : 0;
 }
 
-/// Starts the candidates of todo[next .. next+depth) that are not started yet, behind their gates,
+/// Starts the candidates of queue[next .. next+depth) that are not started yet, behind their gates,
 /// once the problem's reference is ready. A start that fails is left to the evaluation's own turn,
 /// which meets the same failure and records it.
 void start_ahead(const campaign_state& st, const detail::job_context& ctx, const detail::reference_run& reference,
-                 const std::vector<std::pair<const catalog::solution*, std::int64_t>>& todo, std::size_t next, int depth,
+                 const std::vector<std::pair<const catalog::solution*, std::int64_t>>& queue, std::size_t next, int depth,
                  std::map<std::size_t, started_ahead>& ahead, store::store& db, sandbox::process_runner& runner) {
-  for (std::size_t todo_idx = next; todo_idx < std::min(todo.size(), next + std::size_t(depth)); ++todo_idx) {
-    const auto& [solution, solution_id] = todo[todo_idx];
-    if (ahead.count(todo_idx) != 0 || !solution->runs_on(st.device)) continue;
+  for (std::size_t queue_idx = next; queue_idx < std::min(queue.size(), next + std::size_t(depth)); ++queue_idx) {
+    const auto& [solution, solution_id] = queue[queue_idx];
+    if (ahead.count(queue_idx) != 0 || !solution->runs_on(st.device)) continue;
     const std::int64_t eval_id = db.begin_evaluation(st.campaign.id, solution_id);
     try {
-      ahead[todo_idx] = {eval_id, detail::start_candidate(ctx, *solution, reference.dir, st.data_dir / "evals" / std::to_string(eval_id),
+      ahead[queue_idx] = {eval_id, detail::start_candidate(ctx, *solution, reference.dir, st.data_dir / "evals" / std::to_string(eval_id),
                                                           st.data_dir, runner)};
     } catch (const std::exception& e) {
       ARB_DEBUG("eval", "{}: not started ahead: {}", solution->label(), e.what());
@@ -217,11 +217,11 @@ void run_problem(campaign_state& st, const catalog::problem& problem, std::int64
                  sandbox::process_runner& runner, progress& sink, campaign_summary& summary) {
   const detail::job_context ctx{st.options, st.paths, st.device, problem.shapes_for(st.device)};
   std::optional<detail::reference_run> reference; // run once, and only if a solution needs it
-  std::vector<std::pair<const catalog::solution*, std::int64_t>> todo;
+  std::vector<std::pair<const catalog::solution*, std::int64_t>> queue;
   for (const auto* solution : solutions) {
     const std::int64_t solution_id = solution_row(db, problem_id, *solution);
     if (!db.finished_evaluation(st.campaign.id, solution_id)) {
-      todo.emplace_back(solution, solution_id);
+      queue.emplace_back(solution, solution_id);
       continue;
     }
     ++summary.resumed;
@@ -229,20 +229,20 @@ void run_problem(campaign_state& st, const catalog::problem& problem, std::int64
   }
   std::map<std::size_t, started_ahead> ahead; // destroyed on an error: processes never opened are killed
   const int depth = prestart_depth(st);
-  for (std::size_t todo_idx = 0; todo_idx < todo.size(); ++todo_idx) {
-    const auto& [solution, solution_id] = todo[todo_idx];
+  for (std::size_t queue_idx = 0; queue_idx < queue.size(); ++queue_idx) {
+    const auto& [solution, solution_id] = queue[queue_idx];
     sink.start(solution->label());
     std::optional<detail::started_candidate> mine;
     std::int64_t eval_id = 0;
-    if (auto it = ahead.find(todo_idx); it != ahead.end()) {
+    if (auto it = ahead.find(queue_idx); it != ahead.end()) {
       eval_id = it->second.eval_id;
       mine = std::move(it->second.candidate);
       ahead.erase(it);
     } else {
       eval_id = db.begin_evaluation(st.campaign.id, solution_id);
     }
-    const auto next = [&, next_idx = todo_idx + 1] {
-      if (depth > 0 && reference && reference->ok) start_ahead(st, ctx, *reference, todo, next_idx, depth, ahead, db, runner);
+    const auto next = [&, next_idx = queue_idx + 1] {
+      if (depth > 0 && reference && reference->ok) start_ahead(st, ctx, *reference, queue, next_idx, depth, ahead, db, runner);
     };
     const auto started = std::chrono::steady_clock::now();
     store::evaluation_result result = evaluate_contained(st, problem, *solution, ctx, reference, eval_id, runner, std::move(mine), next);

@@ -175,13 +175,10 @@ public:
   }
 
   void open() override {
-    if (m_opened) return;
-    m_opened = true;
+    if (!m_gate.valid()) return; // opened already, or no gate could be made (finish() reports it)
     m_gated_s = seconds_since(m_child->start);
-    if (m_gate.valid()) {
-      open_gate(m_gate.get()); // a child gone already: finish() reports its end
-      m_gate.reset();
-    }
+    open_gate(m_gate.get()); // a child gone already: finish() reports its end
+    m_gate.reset();
   }
 
   process_result finish() override {
@@ -195,7 +192,6 @@ private:
   process_spec m_spec;
   std::unique_ptr<launched_child> m_child;
   detail::unique_fd m_gate;
-  bool m_opened = false;
   double m_gated_s = 0;
 };
 
