@@ -6,7 +6,8 @@
 #   fidelity   timing fidelity on the heavy workloads, five fresh processes each
 #   gpu        the whole integration suite on cuda (ctest's gpu label)
 # Usage: scripts/gpu-checks.sh [OUT] [step ...]   (default steps: corpus prestart fidelity)
-# Needs a build with build/dev/bin/arbiter (cmake --preset dev && cmake --build --preset dev).
+# Needs a build: build/dev (cmake --preset dev && cmake --build --preset dev), or the folder named by
+# ARBITER_BUILD holding bin/arbiter, lib/libarbiter_runtime.so and lib/libarbiter_probe.so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-gpu-checks}
@@ -14,12 +15,14 @@ shift || true
 STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=(corpus prestart fidelity)
 PYTHON=${ARBITER_PYTHON:-python3}
-BIN=$PWD/build/dev/bin/arbiter
-LIB=$PWD/build/dev/lib/libarbiter_runtime.so
+BUILD=${ARBITER_BUILD:-$PWD/build/dev}
+BIN=$BUILD/bin/arbiter
+LIB=$BUILD/lib/libarbiter_runtime.so
+export ARBITER_PYTHONPATH=${ARBITER_PYTHONPATH:-$PWD/python}
 SCRATCH=${ARBITER_SCRATCH:-/dev/shm/arbiter-gpu-checks}
 mkdir -p "$OUT" "$SCRATCH"
 OUT=$(cd "$OUT" && pwd)
-[ -x "$BIN" ] || { echo "gpu-checks: $BIN is missing: build the dev preset first" >&2; exit 2; }
+[ -x "$BIN" ] || { echo "gpu-checks: $BIN is missing: build the dev preset first or set ARBITER_BUILD" >&2; exit 2; }
 
 # The corpus cases that have not yet been judged on a GPU since their rule or case last changed.
 CORPUS_CASES=${CORPUS_CASES:-'hacks/B1/*,hacks/H3/writes_result_channel,hacks/T3/builtin_type_hides_subclass,hacks/T5/precomputes_from_exchange,hacks/S5/memo_on_tensor_objects,hacks/T4/time_patch,legit/*'}
