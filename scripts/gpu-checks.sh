@@ -3,7 +3,7 @@
 # each step's output in OUT/<step>.log (OUT defaults to ./gpu-checks):
 #   corpus     the guard corpus cases whose evidence needs the GPU (probe rules: B1 library kernels, …)
 #   prestart   wall per evaluation with and without candidates started ahead (docs/measurement.md)
-#   fidelity   timing fidelity on the heavy workloads, five fresh processes each
+#   fidelity   timing fidelity (FIDELITY_WORKLOADS, default all four), five fresh processes each
 #   gpu        the whole integration suite on cuda (ctest's gpu label)
 # Usage: scripts/gpu-checks.sh [OUT] [step ...]   (default steps: corpus prestart fidelity)
 # Needs a build: build/dev (cmake --preset dev && cmake --build --preset dev), or the folder named by
@@ -48,7 +48,7 @@ for name in "${STEPS[@]}"; do
       --device cuda --copies 4 --prestart 0,2 --work "$SCRATCH/prestart" ;;
   fidelity)
     step fidelity "${FIDELITY_LIMIT:-420}" "$PYTHON" bench/timing_fidelity/run.py --runtime-lib "$LIB" \
-      --workloads gemm,multi --procs 5 --out "$OUT/fidelity" ;;
+      --workloads "${FIDELITY_WORKLOADS:-tiny,softmax,gemm,multi}" --procs 5 --out "$OUT/fidelity" ;;
   gpu)
     step gpu "${GPU_LIMIT:-3000}" env ARBITER_BIN="$BIN" ARBITER_PYTHON="$PYTHON" "$PYTHON" tests/gpu/run_gpu_tests.py ;;
   *)

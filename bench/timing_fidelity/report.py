@@ -11,6 +11,7 @@ HOST_LATENCY_KEYS = ("host_median_ms", "host_latency_ms", "host_ms")
 METHODS = (
     ("cupti", "CUPTI kernel time (torch.profiler, median of per-call kernel sums)"),
     ("cupti_span", "CUPTI span (first kernel start to last kernel end)"),
+    ("cupti_sustained", "CUPTI kernel time after 0.3 s of the same calls (the sustained clock arbiter samples in)"),
     ("arbiter_cupti", "arbiter device time (CUPTI spans of its timed samples; what `arbiter eval` reports on cuda)"),
     ("arbiter_busy", "CUPTI kernel time in arbiter's process (the same samples' kernel durations summed)"),
     ("arbiter", "arbiter held events (the runtime's median_ms)"),
@@ -78,22 +79,30 @@ def _same_process_error(runs):
     return statistics.median(errors) if errors else None
 
 
+def _error_against(row, reference_row):
+    """(row - reference) / reference in percent, both medians over processes; None where one is missing."""
+    value, reference = row["value_ms"], reference_row["value_ms"]
+    return 100.0 * (value - reference) / reference if value is not None and reference else None
+
+
 def summarize(workload_runs):
     """{method: row} for one workload's {"arbiter": [...], "baselines": [...]} process results."""
     baselines = workload_runs["baselines"]
     cupti, cupti_why = _pick(baselines, "cupti", "median_ms")
     reference = statistics.median(cupti) if cupti else None
     span, span_why = _pick(baselines, "cupti", "span_median_ms")
+    sustained, sustained_why = _pick(baselines, "cupti_sustained", "median_ms")
     medians, hosts, arbiter_why = _arbiter_values(workload_runs["arbiter"])
     kernelbench, kernelbench_why = _pick(baselines, "kernelbench", "mean_ms")
     do_bench, do_bench_why = _pick(baselines, "do_bench", "median_ms")
     arbiter_cupti, arbiter_cupti_why = _pick(workload_runs["arbiter"], "arbiter_probe", "median_ms")
     arbiter_busy, arbiter_busy_why = _pick(workload_runs["arbiter"], "arbiter_probe", "busy_median_ms")
     host_why = arbiter_why or ["the runtime's timing JSON has no host latency key"]
-    return {
+    summary = {
         "reference_ms": reference,
         "cupti": _row(cupti, cupti_why, reference),
         "cupti_span": _row(span, span_why, reference),
+        "cupti_sustained": _row(sustained, sustained_why, reference),
         "arbiter_cupti": _row(arbiter_cupti, arbiter_cupti_why, reference),
         "arbiter_busy": _row(arbiter_busy, arbiter_busy_why, reference),
         "same_process_error_pct": _same_process_error(workload_runs["arbiter"]),
@@ -102,6 +111,8 @@ def summarize(workload_runs):
         "kernelbench": _row(kernelbench, kernelbench_why, reference),
         "do_bench": _row(do_bench, do_bench_why, reference),
     }
+    summary["sustained_error_pct"] = _error_against(summary["arbiter_cupti"], summary["cupti_sustained"])
+    return summary
 
 
 def _ms(value):
@@ -132,19 +143,22 @@ def workload_table(name, what, summary):
         error = "(reference)" if key == "cupti" else _pct(row.get("error_pct"), signed=True)
         lines.append(f"| {heading} | {_ms(row['value_ms'])} | {_pct(row.get('spread'))} | {error} | {row['processes']} |")
     lines += ["", "arbiter device time against the kernel time of the same process and samples (median over "
-              f"processes): {_pct(summary.get('same_process_error_pct'), signed=True)}"]
+              f"processes): {_pct(summary.get('same_process_error_pct'), signed=True)}; against the sustained "
+              f"CUPTI kernel time: {_pct(summary.get('sustained_error_pct'), signed=True)}"]
     return "\n".join(lines) + "\n"
 
 
 def summary_table(doc):
-    keys = [key for key, _ in METHODS if key not in ("cupti_span", "arbiter_busy")]
+    keys = [key for key, _ in METHODS if key not in ("cupti_span", "cupti_sustained", "arbiter_busy")]
     headings = dict(METHODS)
     lines = ["| workload | " + " | ".join(headings[k].split(" (")[0] for k in keys) +
-             " | arbiter device time against its own process's kernel time |",
-             "|---|" + "---:|" * (len(keys) + 1)]
+             " | arbiter device time against its own process's kernel time"
+             " | arbiter device time against the sustained CUPTI kernel time |",
+             "|---|" + "---:|" * (len(keys) + 2)]
     for name, summary in doc["summary"].items():
         cells = [_ms(summary["cupti"]["value_ms"])] + [_cell(summary[k]) for k in keys[1:]]
         cells.append(_pct(summary.get("same_process_error_pct"), signed=True))
+        cells.append(_pct(summary.get("sustained_error_pct"), signed=True))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -27,10 +27,11 @@ import torch  # noqa: E402
 
 import workloads  # noqa: E402
 
-# `arbiter eval`'s timing defaults (include/arbiter/pipeline/options.hpp, timing_options; the
-# warm-up by time on cuda only, as src/pipeline/jobs.cpp passes it).
-ARBITER_TIMING = {"warmup_calls": 3, "warmup_time_s": 0.3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.1,
+# `arbiter eval`'s timing defaults on cuda (include/arbiter/pipeline/options.hpp, timing_options, as
+# src/pipeline/jobs.cpp passes them: the warm-up by time and the longer sampling time on cuda only).
+ARBITER_TIMING = {"warmup_calls": 3, "warmup_time_s": 0.3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.5,
                   "max_time_s": 2.0, "target_rel_noise": 0.01, "l2_flush_bytes": 0}
+CPU_TIMING = {**ARBITER_TIMING, "warmup_time_s": 0.0, "min_time_s": 0.1}
 QUICK_TIMING = {**ARBITER_TIMING, "min_time_s": 0.0, "max_time_s": 0.3}
 
 KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
@@ -54,7 +55,7 @@ def measure_arbiter(model, input_sets, args):
     from arbiter_runner import timing
     runtime = rt.load(args.runtime_lib)
     json_path = os.path.join(args.work, "timing.json")
-    config = dict(QUICK_TIMING if args.quick else ARBITER_TIMING)
+    config = dict(QUICK_TIMING if args.quick else ARBITER_TIMING if args.device == "cuda" else CPU_TIMING)
     if args.device != "cuda":
         config["warmup_time_s"] = 0.0
     with torch.no_grad():
@@ -142,10 +143,23 @@ def _per_call(activities, flush_names):
     return calls
 
 
-def measure_cupti(model, input_sets, args):
+def _warm_by_time(model, input_sets, flush, seconds):
+    """Flushed, synchronised calls for `seconds`, as arbiter's warm-up by time makes them: the GPU
+    leaves its boost clock for its sustained state under a heavy kernel (docs/measurement.md)."""
+    calls, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds:
+        flush.fill_(1)
+        model(*input_sets[calls % len(input_sets)])
+        torch.cuda.synchronize()
+        calls += 1
+    return calls
+
+
+def measure_cupti(model, input_sets, args, warm_s=0.0):
     """The reference: kernel durations as CUPTI reports them (torch.profiler uses kineto, which uses
     CUPTI). The flush is identified by profiling it alone first: whatever device work a flush
-    launches is a separator between calls, never counted in them."""
+    launches is a separator between calls, never counted in them. With warm_s, the profiled calls
+    follow that many seconds of the same calls (the state arbiter samples in)."""
     if args.device != "cuda":
         return {"ok": False, "skipped": NEEDS_CUDA}
     # fill_(1) on bytes: a kernel no workload launches (zero_ may become a memset, as library
@@ -158,6 +172,7 @@ def measure_cupti(model, input_sets, args):
     for call_idx in range(CUPTI_WARMUP):
         model(*input_sets[call_idx % len(input_sets)])
     torch.cuda.synchronize()
+    warm_calls = _warm_by_time(model, input_sets, flush, warm_s) if warm_s > 0 else 0
 
     def body():
         for call_idx in range(CUPTI_CALLS):
@@ -173,6 +188,7 @@ def measure_cupti(model, input_sets, args):
     spans = [(call[-1][0] + call[-1][1] - call[0][0]) / 1e3 for call in calls]
     return {"ok": True, "median_ms": statistics.median(sums), "span_median_ms": statistics.median(spans),
             "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
+            "warm_s": warm_s, "warm_calls": warm_calls,
             "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),
             "sums_ms": sums, "spans_ms": spans}
 
@@ -226,6 +242,8 @@ def main(argv=None):
             _run_method(result, "kernelbench", lambda: measure_kernelbench(model, input_sets[0], args), args.out)
             _run_method(result, "do_bench", lambda: measure_do_bench(model, input_sets[0], args), args.out)
             _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
+            warm_s = 0.0 if args.quick else ARBITER_TIMING["warmup_time_s"]
+            _run_method(result, "cupti_sustained", lambda: measure_cupti(model, input_sets, args, warm_s), args.out)
     return 0
 
 

@@ -2,6 +2,7 @@
 
 #include "arbiter/common/error.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
@@ -29,7 +30,7 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
         {"warmup_time_s", ctx.device == "cuda" ? t.warmup_time_s : 0.0},
         {"min_samples", t.min_samples},
         {"max_samples", t.max_samples},
-        {"min_time_s", t.min_time_s},
+        {"min_time_s", ctx.device == "cuda" ? std::max(t.min_time_s, t.cuda_min_time_s) : t.min_time_s},
         {"max_time_s", t.max_time_s},
         {"target_rel_noise", t.target_rel_noise},
         {"l2_flush_bytes", 0}}},

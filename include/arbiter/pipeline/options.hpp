@@ -17,6 +17,10 @@ struct timing_options {
   /// Warm-up by time on cuda (runtime stop_rule::warmup_time_s): past the boost clock into the
   /// sustained, power-capped state before sampling (docs/measurement.md, "Sampling"). Not on cpu.
   double warmup_time_s = 0.3;
+  /// The least sampling time on cuda, where it replaces a shorter min_time_s: in the sustained
+  /// state the clock wanders over tens of milliseconds, so a median of 0.1 s of samples of an
+  /// 8192³ GEMM moved 2.3% between processes on an H200 (docs/measurement.md, "Sampling").
+  double cuda_min_time_s = 0.5;
 };
 
 /// When `arbiter eval` measures the hardware's peaks first (docs/measurement.md): only ever where

@@ -15,8 +15,10 @@ namespace arbiter::runtime {
 /// Every how many samples a host-latency call is made (sample 0 included).
 inline constexpr int64_t k_host_latency_every = 4;
 /// The most warm-up calls stop_rule::warmup_time_s adds: a kernel heavy enough to move the GPU's
-/// power state fills the time with fewer; a tiny one would otherwise add thousands of probe windows.
-inline constexpr int64_t k_max_timed_warmups = 256;
+/// power state fills the time with fewer (a 0.3 ms call with its flush needed about 600 for 0.3 s
+/// on an H200, where 256 cut its warm-up short); a tiny one would otherwise add tens of thousands
+/// of probe windows.
+inline constexpr int64_t k_max_timed_warmups = 2048;
 
 /// The sampling loop's span, from before its first sample to after its last, on two clocks: the
 /// one the loop reads (`wall`, steady_clock unless a test injects one) and the kernel's monotonic

@@ -3,6 +3,7 @@
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "detail/channel_evidence.hpp"
 #include "detail/events.hpp"
+#include "detail/jobs.hpp"
 #include "detail/judge.hpp"
 #include "detail/probe_setup.hpp"
 #include "arbiter/probe/signature.hpp"
@@ -384,6 +385,22 @@ TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
   EXPECT_EQ(spec.sandbox.exposed_paths, std::vector<std::string>{loadable.parent_path().string()});
   ::unsetenv("ARBITER_PROBE_LIB");
   ::unsetenv("ARBITER_PROBE");
+}
+
+TEST(jobs, cuda_warms_up_by_time_and_samples_longer_and_cpu_keeps_the_short_loop) {
+  eval_options options;
+  options.timing.max_time_s = 0.2; // --max-time still caps the longer cuda minimum (the runtime's rule)
+  const runner_paths paths;
+  const auto timing = [&](const char* device) {
+    return detail::candidate_job({options, paths, device, {}}, "/s/solution.py", "/r", "/e")["timing"];
+  };
+  EXPECT_EQ(timing("cuda")["warmup_time_s"], options.timing.warmup_time_s);
+  EXPECT_EQ(timing("cuda")["min_time_s"], options.timing.cuda_min_time_s);
+  EXPECT_EQ(timing("cuda")["max_time_s"], 0.2);
+  EXPECT_EQ(timing("cpu")["warmup_time_s"], 0.0);
+  EXPECT_EQ(timing("cpu")["min_time_s"], options.timing.min_time_s);
+  options.timing.min_time_s = 0.8; // a longer minimum asked for is kept on cuda too
+  EXPECT_EQ(timing("cuda")["min_time_s"], 0.8);
 }
 
 TEST(sandbox_view, each_model_runs_as_its_own_uid) {
