@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace arbiter::runtime {
 
@@ -81,10 +82,15 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   run.device = clock.device_name();
   run.clock = clock.clock_name();
   int64_t call_idx = 0;
-  const double warmup_start_s = wall();
+  // The warm-up by time counts from its own first call: slow first calls (a library's set-up, an
+  // autotuner) must not use it up before the GPU has run the kernel long enough to leave its boost.
+  std::optional<double> timed_warmup_start_s;
   const auto warming = [&] {
-    return call_idx < warmup_calls || (rule.warmup_time_s > 0 && call_idx < warmup_calls + k_max_timed_warmups &&
-                                       wall() - warmup_start_s < rule.warmup_time_s);
+    if (call_idx < warmup_calls) return true;
+    if (!(rule.warmup_time_s > 0) || call_idx >= warmup_calls + k_max_timed_warmups) return false;
+    const double now_s = wall();
+    if (!timed_warmup_start_s) timed_warmup_start_s = now_s;
+    return now_s - *timed_warmup_start_s < rule.warmup_time_s;
   };
   for (; warming(); ++call_idx) {
     if (call_idx >= warmup_calls) clock.prepare(call_idx); // paced like a sample: one call in flight

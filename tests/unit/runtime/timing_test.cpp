@@ -132,13 +132,27 @@ TEST(timing_loop, warms_up_by_time_with_each_extra_call_prepared_like_a_sample) 
   fake_clock clock({1.0});
   std::vector<int64_t> calls;
   stop_rule rule{2, 2, 0.0, 1e9, 0.0};
-  rule.warmup_time_s = 0.0025; // the wall steps 1 ms per read: calls 0-1 by count, 2-3 by time
+  // The wall steps 1 ms per read: calls 0-1 by count, then 2-4 by time (read at 0, 1 and 2 ms of
+  // the timed warm-up; the read at 3 ms ends it).
+  rule.warmup_time_s = 0.0025;
   const timing_run run = run_timing(rule, 2, clock, [&](int64_t call_idx) { calls.push_back(call_idx); return 0; },
                                     stepping_wall(0.001));
-  EXPECT_EQ(run.warmup, 4);
-  EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(clock.prepared, (std::vector<int64_t>{2, 3, 0, 1})); // warm-ups 2, 3; then samples 0, 1
+  EXPECT_EQ(run.warmup, 5);
+  EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(clock.prepared, (std::vector<int64_t>{2, 3, 4, 0, 1})); // warm-ups 2-4; then samples 0, 1
   EXPECT_EQ(run.times_ms.size(), 2u);
+}
+
+TEST(timing_loop, slow_first_calls_do_not_use_up_the_warm_up_by_time) {
+  // The first calls take a second each (a library's set-up): the warm-up by time starts after them.
+  fake_clock clock({1.0});
+  double now_s = 0;
+  stop_rule rule{1, 1, 0.0, 1e9, 0.0};
+  rule.warmup_time_s = 0.0025;
+  const timing_run run = run_timing(rule, 3, clock, [&](int64_t call_idx) { now_s += call_idx < 3 ? 1.0 : 0.001; return 0; },
+                                    [&] { return now_s; });
+  EXPECT_EQ(run.warmup, 6); // 3 by count, then calls 3-5 by time (at 0, 1 and 2 ms of it)
+  EXPECT_EQ(run.times_ms.size(), 1u);
 }
 
 TEST(timing_loop, warm_up_by_time_adds_a_bounded_number_of_calls) {
