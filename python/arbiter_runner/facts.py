@@ -238,8 +238,7 @@ class _Visitor(ast.NodeVisitor):
             self._add("file_list", name, node)
         if last in JOIN_NAMES:
             self._add("stream_join", name, node)
-        if last in LIBRARY_FUNCS and (name.startswith("torch") or name.startswith("?.")):
-            self._add("library", name, node)
+        self._library_op(name, name, node)
         self._operator_aliases(name, node)
         if last in LIBRARY_MODULES and name.startswith("torch.nn"):
             self._add("library_module", name, node)
@@ -262,6 +261,11 @@ class _Visitor(ast.NodeVisitor):
             if self._name(arg) == "os.environ":
                 self._add("env_dump", f"{name}(os.environ)", node)
         self.generic_visit(node)
+
+    def _library_op(self, called, what, node):
+        """A vendor-library op (LIBRARY_FUNCS) called on torch or on a value: a `library` fact."""
+        if called.rsplit(".", 1)[-1] in LIBRARY_FUNCS and (called.startswith("torch") or called.startswith("?.")):
+            self._add("library", what, node)
 
     def _operator_aliases(self, name, node):
         """The op behind other spellings: torch.ops.aten.<op>[.<overload>] is torch.<op> (a leading
@@ -324,8 +328,7 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             called = f"{receiver if receiver.startswith('torch') else '?'}.{key.value}"
             self._add("call", called, node)
-            if key.value in LIBRARY_FUNCS:
-                self._add("library", f"getattr({ast.unparse(node.args[0])}, {key.value!r})", node)
+            self._library_op(called, f"getattr({ast.unparse(node.args[0])}, {key.value!r})", node)
             self._operator_aliases(called, node)
         elif receiver == "torch" or receiver.startswith("torch."):
             self._add("computed_op", f"getattr({ast.unparse(node.args[0])}, {ast.unparse(key)})", node)
