@@ -14,7 +14,9 @@ OUT=${1:-gpu-checks}
 shift || true
 STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=(corpus prestart fidelity)
-PYTHON=${ARBITER_PYTHON:-python3}
+# The Python with torch: the integration tests' own default (/usr/bin/python3) may lack it there.
+PYTHON=${ARBITER_PYTHON:-$(command -v python3)}
+export ARBITER_PYTHON=$PYTHON
 BUILD=${ARBITER_BUILD:-$PWD/build/dev}
 BIN=$BUILD/bin/arbiter
 LIB=$BUILD/lib/libarbiter_runtime.so
