@@ -85,6 +85,19 @@ def _error_against(row, reference_row):
     return 100.0 * (value - reference) / reference if value is not None and reference else None
 
 
+def _arbiter_clocks(runs):
+    """(device time ms, median SM clock MHz) of each arbiter process that has both, in run order:
+    where processes differ as wholes, the clock the GPU held in each says why."""
+    out = []
+    for run in runs:
+        probe, timing_json = run.get("arbiter_probe") or {}, (run.get("arbiter") or {}).get("timing_json") or {}
+        ms = probe.get("median_ms") if probe.get("ok") else (run.get("arbiter") or {}).get("result", {}).get("median_ms")
+        mhz = timing_json.get("sm_clock_mhz")
+        if isinstance(ms, (int, float)) and isinstance(mhz, (int, float)):
+            out.append((float(ms), float(mhz)))
+    return out
+
+
 def summarize(workload_runs):
     """{method: row} for one workload's {"arbiter": [...], "baselines": [...]} process results."""
     baselines = workload_runs["baselines"]
@@ -112,6 +125,7 @@ def summarize(workload_runs):
         "do_bench": _row(do_bench, do_bench_why, reference),
     }
     summary["sustained_error_pct"] = _error_against(summary["arbiter_cupti"], summary["cupti_sustained"])
+    summary["arbiter_clocks"] = _arbiter_clocks(workload_runs["arbiter"])
     return summary
 
 
@@ -145,6 +159,9 @@ def workload_table(name, what, summary):
     lines += ["", "arbiter device time against the kernel time of the same process and samples (median over "
               f"processes): {_pct(summary.get('same_process_error_pct'), signed=True)}; against the sustained "
               f"CUPTI kernel time: {_pct(summary.get('sustained_error_pct'), signed=True)}"]
+    if summary.get("arbiter_clocks"):
+        lines += ["", "arbiter's processes in order, device time at the median SM clock of their samples (NVML): " +
+                  ", ".join(f"{ms:.4f} ms @ {mhz:.0f} MHz" for ms, mhz in summary["arbiter_clocks"])]
     return "\n".join(lines) + "\n"
 
 

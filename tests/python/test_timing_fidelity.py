@@ -119,3 +119,20 @@ def test_device_time_is_also_compared_with_the_kernel_time_in_the_sustained_cloc
     assert report.summary_table({"summary": {"w": summary}}).rstrip().endswith("| +0.0% | +1.0% |")
     missing = report.summarize({"arbiter": arbiter, "baselines": [{"cupti": {"ok": True, "median_ms": 1.0}}]})
     assert missing["sustained_error_pct"] is None
+
+
+def test_each_arbiter_process_shows_its_time_beside_the_clock_it_ran_at():
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import report
+    def process(ms, mhz):
+        return {"arbiter": {"ok": True, "result": {"median_ms": ms + 0.005},
+                            "timing_json": {"median_ms": ms + 0.005, "sm_clock_mhz": mhz}},
+                "arbiter_probe": {"ok": True, "median_ms": ms, "busy_median_ms": ms}}
+    runs = [process(0.2920, 1935.0), process(0.2966, 1845.0), {"returncode": -9}]
+    summary = report.summarize({"arbiter": runs, "baselines": []})
+    assert summary["arbiter_clocks"] == [(0.2920, 1935.0), (0.2966, 1845.0)]  # the probe's time, not the events'
+    table = report.workload_table("multi", "several kernels", summary)
+    assert "0.2920 ms @ 1935 MHz, 0.2966 ms @ 1845 MHz" in table
+    cpu = report.summarize({"arbiter": [{"arbiter": {"ok": True, "result": {"median_ms": 1.0},
+                                                     "timing_json": {"median_ms": 1.0}}}], "baselines": []})
+    assert cpu["arbiter_clocks"] == [] and "MHz" not in report.workload_table("tiny", "add", cpu)
