@@ -58,13 +58,18 @@ def _arbiter_values(runs):
     return medians, hosts, reasons
 
 
+def _diff_pct(value, reference):
+    """(value - reference) / reference in percent; None where either is missing or the reference is 0."""
+    return 100.0 * (value - reference) / reference if value is not None and reference else None
+
+
 def _row(values, reasons, reference):
     if not values:
         return {"value_ms": None, "processes": 0, "why": reasons[0] if reasons else "no result", "values_ms": []}
     value = statistics.median(values)
     row = {"value_ms": value, "processes": len(values), "values_ms": values,
            "spread": (max(values) - min(values)) / value if value > 0 else None,
-           "error_pct": 100.0 * (value - reference) / reference if reference else None}
+           "error_pct": _diff_pct(value, reference)}
     if reasons:
         row["failed_processes"] = reasons
     return row
@@ -73,16 +78,10 @@ def _row(values, reasons, reference):
 def _same_process_error(runs):
     """Median over processes of (device time - kernel time) / kernel time, both from the probe of
     the same process and the same samples: the error with no difference between processes in it."""
-    errors = [100.0 * (e["median_ms"] - e["busy_median_ms"]) / e["busy_median_ms"]
+    errors = [_diff_pct(e["median_ms"], e["busy_median_ms"])
               for e in (run.get("arbiter_probe") or {} for run in runs)
               if e.get("ok") and isinstance(e.get("busy_median_ms"), (int, float)) and e["busy_median_ms"] > 0]
     return statistics.median(errors) if errors else None
-
-
-def _error_against(row, reference_row):
-    """(row - reference) / reference in percent, both medians over processes; None where one is missing."""
-    value, reference = row["value_ms"], reference_row["value_ms"]
-    return 100.0 * (value - reference) / reference if value is not None and reference else None
 
 
 def _arbiter_clocks(runs):
@@ -124,7 +123,7 @@ def summarize(workload_runs):
         "kernelbench": _row(kernelbench, kernelbench_why, reference),
         "do_bench": _row(do_bench, do_bench_why, reference),
     }
-    summary["sustained_error_pct"] = _error_against(summary["arbiter_cupti"], summary["cupti_sustained"])
+    summary["sustained_error_pct"] = _diff_pct(summary["arbiter_cupti"]["value_ms"], summary["cupti_sustained"]["value_ms"])
     summary["arbiter_clocks"] = _arbiter_clocks(workload_runs["arbiter"])
     return summary
 

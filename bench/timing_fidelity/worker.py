@@ -32,7 +32,7 @@ import workloads  # noqa: E402
 ARBITER_TIMING = {"warmup_calls": 3, "warmup_time_s": 0.3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.5,
                   "max_time_s": 2.0, "target_rel_noise": 0.01, "l2_flush_bytes": 0}
 CPU_TIMING = {**ARBITER_TIMING, "warmup_time_s": 0.0, "min_time_s": 0.1}
-QUICK_TIMING = {**ARBITER_TIMING, "min_time_s": 0.0, "max_time_s": 0.3}
+QUICK = {"min_time_s": 0.0, "max_time_s": 0.3}  # --quick: short timing on either device
 
 KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
 KERNELBENCH_CALLS, KERNELBENCH_WARMUP = 100, 3
@@ -55,9 +55,7 @@ def measure_arbiter(model, input_sets, args):
     from arbiter_runner import timing
     runtime = rt.load(args.runtime_lib)
     json_path = os.path.join(args.work, "timing.json")
-    config = dict(QUICK_TIMING if args.quick else ARBITER_TIMING if args.device == "cuda" else CPU_TIMING)
-    if args.device != "cuda":
-        config["warmup_time_s"] = 0.0
+    config = dict(ARBITER_TIMING if args.device == "cuda" else CPU_TIMING, **(QUICK if args.quick else {}))
     with torch.no_grad():
         result = timing.time_model(runtime, model, input_sets, args.device, config, json_path)
     with open(json_path, encoding="utf-8") as file:
@@ -143,14 +141,19 @@ def _per_call(activities, flush_names):
     return calls
 
 
+def _flushed_call(model, input_sets, flush, call_idx):
+    """One call as the CUPTI reference makes it: the flush, the call on the rotated input set, a sync."""
+    flush.fill_(1)
+    model(*input_sets[call_idx % len(input_sets)])
+    torch.cuda.synchronize()
+
+
 def _warm_by_time(model, input_sets, flush, seconds):
-    """Flushed, synchronised calls for `seconds`, as arbiter's warm-up by time makes them: the GPU
-    leaves its boost clock for its sustained state under a heavy kernel (docs/measurement.md)."""
+    """Flushed calls for `seconds`, as arbiter's warm-up by time makes them: the GPU leaves its boost
+    clock for its sustained state under a heavy kernel (docs/measurement.md)."""
     calls, begin = 0, time.perf_counter()
     while time.perf_counter() - begin < seconds:
-        flush.fill_(1)
-        model(*input_sets[calls % len(input_sets)])
-        torch.cuda.synchronize()
+        _flushed_call(model, input_sets, flush, calls)
         calls += 1
     return calls
 
@@ -176,9 +179,7 @@ def measure_cupti(model, input_sets, args, warm_s=0.0):
 
     def body():
         for call_idx in range(CUPTI_CALLS):
-            flush.fill_(1)
-            model(*input_sets[call_idx % len(input_sets)])
-            torch.cuda.synchronize()
+            _flushed_call(model, input_sets, flush, call_idx)
 
     calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), flush_names)
     if len(calls) != CUPTI_CALLS:
