@@ -194,13 +194,21 @@ def _size(runs):
     return "?"
 
 
+def _overrides(doc):
+    overrides = doc.get("timing_overrides") or {}
+    if not overrides:
+        return ""
+    return "; arbiter's timing settings overridden: " + ", ".join(f"{k} = {v}" for k, v in overrides.items())
+
+
 def markdown(doc):
     env = _environment(doc)
     machine = env.get("gpu") or f"{doc['device']} (no GPU)"
     parts = [f"# Timing fidelity — {machine}", "",
              f"torch {env.get('torch', '?')}, CUDA {env.get('cuda', '—')}, Python {env.get('python', '?')}; "
              f"{doc['procs']} fresh processes per workload and method; generated {doc['generated_at']} "
-             f"in {doc.get('wall_s', '?')} s{' (quick: tiny sizes, short timing)' if doc['quick'] else ''}.", "",
+             f"in {doc.get('wall_s', '?')} s{' (quick: tiny sizes, short timing)' if doc['quick'] else ''}"
+             f"{_overrides(doc)}.", "",
              "Times in ms: the median over processes of each process's own number; in parentheses and in "
              "the error column, the difference from the CUPTI kernel time. Spread = (max − min) / median "
              "of the per-process numbers.", "",

@@ -9,7 +9,7 @@ per-process numbers; spread = (max - min) / median of them; error = (method - CU
 
 Writes to --out: results.json (every raw number, every process's timing JSON) and results.md.
 
-  python3 bench/timing_fidelity/run.py --out OUT [--runtime-lib PATH] [--procs 5]
+  python3 bench/timing_fidelity/run.py --out OUT [--runtime-lib PATH] [--procs 5] [--timing KEY=VALUE ...]
   python3 bench/timing_fidelity/run.py --device cpu --quick --out OUT   (the CPU self-test)"""
 import argparse
 import datetime
@@ -28,6 +28,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import report  # noqa: E402
+import timing_config  # noqa: E402
 import workloads  # noqa: E402
 
 
@@ -50,6 +51,8 @@ def run_worker(args, mode, workload, rep, work):
            "--runtime-lib", args.runtime_lib, "--out", out, "--work", os.path.join(work, tag)]
     if args.quick:
         cmd.append("--quick")
+    for key, value in args.timing.items():
+        cmd.append(f"--timing={key}={value}")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")])))
     probe_out = os.path.join(work, f"{tag}-probe.json")
     probe_lib = os.path.join(os.path.dirname(os.path.abspath(args.runtime_lib)), "libarbiter_probe.so")
@@ -120,7 +123,14 @@ def parse_args(argv):
     parser.add_argument("--workloads", default=",".join(workloads.WORKLOADS), help="comma-separated subset")
     parser.add_argument("--runtime-lib", help="libarbiter_runtime.so (default: $ARBITER_RUNTIME_LIB, then build/*/lib)")
     parser.add_argument("--worker-timeout", type=float, default=180, help="seconds per worker process")
+    parser.add_argument("--timing", action="append", metavar="KEY=VALUE",
+                        help="override one of arbiter's timing settings (timing_config.py; repeatable), for "
+                             "arbiter's processes and the sustained CUPTI reference's pacing")
     args = parser.parse_args(argv)
+    try:
+        args.timing = timing_config.parse_overrides(args.timing)
+    except ValueError as exc:
+        parser.error(str(exc))
     args.workloads = [w for w in args.workloads.split(",") if w]
     unknown = [w for w in args.workloads if w not in workloads.WORKLOADS]
     if unknown:
@@ -137,7 +147,7 @@ def main(argv=None):
     runs = measure(args)
     doc = {"generated_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "command": " ".join([os.path.basename(sys.executable), *sys.argv]) if argv is None else " ".join(argv),
-           "device": args.device, "quick": args.quick, "procs": args.procs, "runtime_lib": args.runtime_lib,
+           "device": args.device, "quick": args.quick, "timing_overrides": args.timing, "procs": args.procs, "runtime_lib": args.runtime_lib,
            "workloads": {w: workloads.WORKLOADS[w] for w in args.workloads},
            "summary": {w: report.summarize(runs[w]) for w in args.workloads}, "runs": runs}
     doc["wall_s"] = round(time.monotonic() - started, 1)

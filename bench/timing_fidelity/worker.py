@@ -25,14 +25,8 @@ sys.path.insert(0, str(HERE.parents[1] / "python"))
 
 import torch  # noqa: E402
 
+import timing_config  # noqa: E402
 import workloads  # noqa: E402
-
-# `arbiter eval`'s timing defaults on cuda (include/arbiter/pipeline/options.hpp, timing_options, as
-# src/pipeline/jobs.cpp passes them: the warm-up by time and the longer sampling time on cuda only).
-ARBITER_TIMING = {"warmup_calls": 3, "warmup_time_s": 0.3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.5,
-                  "max_time_s": 2.0, "target_rel_noise": 0.01, "l2_flush_bytes": 0}
-CPU_TIMING = {**ARBITER_TIMING, "warmup_time_s": 0.0, "min_time_s": 0.1}
-QUICK = {"min_time_s": 0.0, "max_time_s": 0.3}  # --quick: short timing on either device
 
 KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
 KERNELBENCH_CALLS, KERNELBENCH_WARMUP = 100, 3
@@ -55,7 +49,7 @@ def measure_arbiter(model, input_sets, args):
     from arbiter_runner import timing
     runtime = rt.load(args.runtime_lib)
     json_path = os.path.join(args.work, "timing.json")
-    config = dict(ARBITER_TIMING if args.device == "cuda" else CPU_TIMING, **(QUICK if args.quick else {}))
+    config = timing_config.arbiter_config(args.device, args.quick, args.timing)
     with torch.no_grad():
         result = timing.time_model(runtime, model, input_sets, args.device, config, json_path)
     with open(json_path, encoding="utf-8") as file:
@@ -141,28 +135,33 @@ def _per_call(activities, flush_names):
     return calls
 
 
-def _flushed_call(model, input_sets, flush, call_idx):
-    """One call as the CUPTI reference makes it: the flush, the call on the rotated input set, a sync."""
+def _flushed_call(model, input_sets, flush, call_idx, rest_ratio):
+    """One call as the CUPTI reference makes it: the flush, the call on the rotated input set, a sync;
+    then, as arbiter paces its calls, a rest of rest_ratio times the call's wall time."""
+    begin = time.perf_counter()
     flush.fill_(1)
     model(*input_sets[call_idx % len(input_sets)])
     torch.cuda.synchronize()
+    if rest_ratio > 0:
+        time.sleep(rest_ratio * (time.perf_counter() - begin))
 
 
-def _warm_by_time(model, input_sets, flush, seconds):
+def _warm_by_time(model, input_sets, flush, seconds, rest_ratio):
     """Flushed calls for `seconds`, as arbiter's warm-up by time makes them: the GPU leaves its boost
     clock for its sustained state under a heavy kernel (docs/measurement.md)."""
     calls, begin = 0, time.perf_counter()
     while time.perf_counter() - begin < seconds:
-        _flushed_call(model, input_sets, flush, calls)
+        _flushed_call(model, input_sets, flush, calls, rest_ratio)
         calls += 1
     return calls
 
 
-def measure_cupti(model, input_sets, args, warm_s=0.0):
+def measure_cupti(model, input_sets, args, warm_s=0.0, rest_ratio=0.0):
     """The reference: kernel durations as CUPTI reports them (torch.profiler uses kineto, which uses
     CUPTI). The flush is identified by profiling it alone first: whatever device work a flush
-    launches is a separator between calls, never counted in them. With warm_s, the profiled calls
-    follow that many seconds of the same calls (the state arbiter samples in)."""
+    launches is a separator between calls, never counted in them. With warm_s and rest_ratio, the
+    profiled calls follow that many seconds of the same calls, each call rested after as arbiter
+    rests its paced calls (the state arbiter samples in)."""
     if args.device != "cuda":
         return {"ok": False, "skipped": NEEDS_CUDA}
     # fill_(1) on bytes: a kernel no workload launches (zero_ may become a memset, as library
@@ -175,11 +174,11 @@ def measure_cupti(model, input_sets, args, warm_s=0.0):
     for call_idx in range(CUPTI_WARMUP):
         model(*input_sets[call_idx % len(input_sets)])
     torch.cuda.synchronize()
-    warm_calls = _warm_by_time(model, input_sets, flush, warm_s) if warm_s > 0 else 0
+    warm_calls = _warm_by_time(model, input_sets, flush, warm_s, rest_ratio) if warm_s > 0 else 0
 
     def body():
         for call_idx in range(CUPTI_CALLS):
-            _flushed_call(model, input_sets, flush, call_idx)
+            _flushed_call(model, input_sets, flush, call_idx, rest_ratio)
 
     calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), flush_names)
     if len(calls) != CUPTI_CALLS:
@@ -189,7 +188,7 @@ def measure_cupti(model, input_sets, args, warm_s=0.0):
     spans = [(call[-1][0] + call[-1][1] - call[0][0]) / 1e3 for call in calls]
     return {"ok": True, "median_ms": statistics.median(sums), "span_median_ms": statistics.median(spans),
             "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
-            "warm_s": warm_s, "warm_calls": warm_calls,
+            "warm_s": warm_s, "warm_calls": warm_calls, "rest_ratio": rest_ratio,
             "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),
             "sums_ms": sums, "spans_ms": spans}
 
@@ -225,7 +224,13 @@ def main(argv=None):
     parser.add_argument("--runtime-lib", default=os.environ.get("ARBITER_RUNTIME_LIB"))
     parser.add_argument("--out", required=True, help="result JSON of this process")
     parser.add_argument("--work", help="scratch folder (default: a temporary one)")
+    parser.add_argument("--timing", action="append", metavar="KEY=VALUE",
+                        help="override one of arbiter's timing settings (repeatable)")
     args = parser.parse_args(argv)
+    try:
+        args.timing = timing_config.parse_overrides(args.timing)
+    except ValueError as exc:
+        parser.error(str(exc))
     args.work = args.work or tempfile.mkdtemp(prefix="timing_fidelity_")
     os.makedirs(args.work, exist_ok=True)
     result = {"mode": args.mode, "workload": args.workload, "pid": os.getpid(), "env": _environment(args.device)}
@@ -243,8 +248,10 @@ def main(argv=None):
             _run_method(result, "kernelbench", lambda: measure_kernelbench(model, input_sets[0], args), args.out)
             _run_method(result, "do_bench", lambda: measure_do_bench(model, input_sets[0], args), args.out)
             _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
-            warm_s = 0.0 if args.quick else ARBITER_TIMING["warmup_time_s"]
-            _run_method(result, "cupti_sustained", lambda: measure_cupti(model, input_sets, args, warm_s), args.out)
+            paced = timing_config.arbiter_config(args.device, args.quick, args.timing)
+            warm_s = 0.0 if args.quick else paced["warmup_time_s"]
+            _run_method(result, "cupti_sustained",
+                        lambda: measure_cupti(model, input_sets, args, warm_s, paced["rest_ratio"]), args.out)
     return 0
 
 

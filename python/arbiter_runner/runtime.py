@@ -31,6 +31,7 @@ class TimingConfig(ctypes.Structure):
         ("probe_group", ctypes.c_int64),
         ("after_call", CALL_FN),
         ("warmup_time_s", ctypes.c_double),
+        ("rest_ratio", ctypes.c_double),
     ]
 
 

@@ -94,6 +94,7 @@ def _config(device, timing, group, after_call):
     config.device = rt.DEVICE_CODES[device]
     config.warmup_calls = int(timing.get("warmup_calls", 3))
     config.warmup_time_s = float(timing.get("warmup_time_s", 0.0))
+    config.rest_ratio = float(timing.get("rest_ratio", 0.0))
     config.min_samples = int(timing.get("min_samples", 10))
     config.max_samples = int(timing.get("max_samples", 1000))
     config.min_time_s = float(timing.get("min_time_s", 0.2))

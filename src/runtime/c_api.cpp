@@ -159,7 +159,7 @@ int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const 
   return guarded([&] {
     require(config && fn, "arb_time: null config or callback");
     const stop_rule rule{config->min_samples, config->max_samples, config->min_time_s, config->max_time_s,
-                         config->target_rel_noise, config->warmup_time_s};
+                         config->target_rel_noise, config->warmup_time_s, config->rest_ratio};
     const std::unique_ptr<sample_clock> clock = make_clock(*config);
     probe_marks marks(config->probe_group, config->stream);
     timing_hooks hooks{&marks, {}};

@@ -8,11 +8,16 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <thread>
 
 namespace arbiter::runtime {
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void sleep_seconds(double seconds) {
+  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
 namespace {
@@ -25,6 +30,7 @@ void check_rule(const stop_rule& rule, int32_t warmup_calls) {
   if (!(rule.min_time_s >= 0) || !(rule.max_time_s >= 0)) bad("negative or NaN time limit");
   if (!(rule.target_rel_noise >= 0)) bad("negative or NaN target_rel_noise");
   if (!(rule.warmup_time_s >= 0) || !std::isfinite(rule.warmup_time_s)) bad("negative or non-finite warmup_time_s");
+  if (!(rule.rest_ratio >= 0) || !std::isfinite(rule.rest_ratio)) bad("negative or non-finite rest_ratio");
 }
 
 void invoke(const call_fn& call, int64_t call_idx, const char* what = "forward call") {
@@ -81,6 +87,16 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   timing_run run;
   run.device = clock.device_name();
   run.clock = clock.clock_name();
+  run.rest_ratio = rule.rest_ratio;
+  // A paced call (prepared, then called), followed by its rest when the rule asks for one.
+  const auto paced = [&](const auto& body) {
+    if (!(rule.rest_ratio > 0)) return body();
+    const double started_s = wall();
+    body();
+    const double rest_s = rule.rest_ratio * std::max(0.0, wall() - started_s);
+    hooks.rest(rest_s);
+    run.rest_s += rest_s;
+  };
   int64_t call_idx = 0;
   // The warm-up by time counts from its own first call: slow first calls (a library's set-up, an
   // autotuner) must not use it up before the GPU has run the kernel long enough to leave its boost.
@@ -93,12 +109,21 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
     return now_s - *timed_warmup_start_s < rule.warmup_time_s;
   };
   for (; warming(); ++call_idx) {
-    if (call_idx >= warmup_calls) clock.prepare(call_idx); // paced like a sample: one call in flight
-    {
-      const marked_window window(marks, "warmup", call_idx);
-      invoke(call, call_idx);
+    const auto warm_up = [&] {
+      {
+        const marked_window window(marks, "warmup", call_idx);
+        invoke(call, call_idx);
+      }
+      after(call_idx);
+    };
+    if (call_idx < warmup_calls) {
+      warm_up();
+      continue;
     }
-    after(call_idx);
+    paced([&] { // like a sample: prepared, one call in flight
+      clock.prepare(call_idx);
+      warm_up();
+    });
   }
   run.warmup = static_cast<int32_t>(call_idx);
   // Each clock read right after the other, at both ends: the spans then cover the same calls.
@@ -106,19 +131,23 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   const auto kernel_now = [&] { return hooks.kernel_clock ? hooks.kernel_clock() : NAN; };
   const double start_kernel_s = kernel_now();
   for (int64_t sample_idx = 0;; ++sample_idx) {
-    clock.prepare(sample_idx);
-    {
-      const marked_window window(marks, "sample", sample_idx);
-      record(run, clock.time_call([&] { invoke(call, call_idx); }));
-    }
-    after(call_idx++);
-    if (sample_idx % k_host_latency_every == 0 && clock.measures_host_latency()) {
+    paced([&] {
       clock.prepare(sample_idx);
       {
-        const marked_window window(marks, "latency", sample_idx);
-        run.host_ms.push_back(clock.time_host([&] { invoke(call, call_idx); }));
+        const marked_window window(marks, "sample", sample_idx);
+        record(run, clock.time_call([&] { invoke(call, call_idx); }));
       }
       after(call_idx++);
+    });
+    if (sample_idx % k_host_latency_every == 0 && clock.measures_host_latency()) {
+      paced([&] {
+        clock.prepare(sample_idx);
+        {
+          const marked_window window(marks, "latency", sample_idx);
+          run.host_ms.push_back(clock.time_host([&] { invoke(call, call_idx); }));
+        }
+        after(call_idx++);
+      });
     }
     const double elapsed_s = wall() - start_s;
     const double rel_noise = noise_if_due(run.times_ms, rule, elapsed_s);

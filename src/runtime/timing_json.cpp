@@ -32,6 +32,8 @@ void add_method(nlohmann::ordered_json& doc, const timing_run& run) {
   doc["throttled_samples"] = run.throttled_ms.size();
   doc["all_throttled"] = run.all_throttled;
   doc["power_capped_samples"] = run.power_capped;
+  doc["rest_ratio"] = run.rest_ratio;
+  doc["rest_s"] = run.rest_s;
   doc["clock_monitor"] = f.monitor;
   std::vector<double> mhz(run.sm_mhz.begin(), run.sm_mhz.end());
   doc["sm_clock_mhz"] = median_or_null(mhz);

@@ -41,6 +41,25 @@ def test_quick_cpu_run_writes_json_and_table(tmp_path, runtime_lib):
     assert sorted(os.listdir(out)) == ["results.json", "results.md"]
 
 
+def test_timing_overrides_reach_arbiters_processes_and_are_recorded(tmp_path, runtime_lib):
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, RUN, "--device", "cpu", "--quick", "--procs", "1", "--workloads", "tiny",
+                           "--timing", "rest_ratio=0.5", "--timing", "min_samples=12", "--runtime-lib", runtime_lib,
+                           "--out", str(out)], capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["timing_overrides"] == {"rest_ratio": 0.5, "min_samples": 12}
+    timing_json = doc["runs"]["tiny"]["arbiter"][0]["arbiter"]["timing_json"]
+    assert timing_json["rest_ratio"] == 0.5 and timing_json["rest_s"] > 0
+    assert timing_json["samples"] >= 12
+    assert "overridden: rest_ratio = 0.5, min_samples = 12" in (out / "results.md").read_text()
+
+    bad = subprocess.run([sys.executable, RUN, "--device", "cpu", "--quick", "--timing", "rest=1", "--runtime-lib",
+                          runtime_lib, "--out", str(tmp_path / "bad")], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--timing 'rest=1': expected KEY=VALUE with KEY one of" in bad.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_summary_errors_are_against_cupti():
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import report

@@ -87,6 +87,8 @@ typedef struct {
                               and probe window, outside all timing (the runner keeps outputs here) */
   double warmup_time_s;    /* after warmup_calls, more warm-up calls (each flushed and synchronised
                               like a sample) until this much wall time has passed; 0: none */
+  double rest_ratio;       /* after each timed warm-up call, sample and host-latency call, the host
+                              waits this many times its wall time with the device idle; 0: none */
 } arb_timing_config;
 
 typedef struct {

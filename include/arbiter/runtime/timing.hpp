@@ -44,6 +44,8 @@ struct timing_run {
   int64_t held = 0;               ///< kept samples queued behind the stream hold
   int64_t power_capped = 0;       ///< samples taken under the software power cap
   std::vector<unsigned> sm_mhz;   ///< SM clock after each sample (known readings only)
+  double rest_ratio = 0;          ///< the rule's rest_ratio
+  double rest_s = 0;              ///< seconds rested after paced calls (stop_rule::rest_ratio)
   clock_check check;              ///< the loop's span on its own clock and on the kernel's
 };
 
@@ -64,13 +66,21 @@ using wall_fn = std::function<double()>;
 /// Monotonic host time in seconds (std::chrono::steady_clock).
 double steady_seconds();
 
+/// Waits the given seconds; injectable so that a test's rests advance its fake wall clock.
+using rest_fn = std::function<void(double seconds)>;
+
+/// Sleeps the calling thread for the given seconds (std::this_thread::sleep_for).
+void sleep_seconds(double seconds);
+
 /// What a run does around its calls besides timing them: probe window marks, a callback after
-/// each call's timed span (outside all timing), both optional; and the reference clock of the
-/// clock check, read once before the first sample and once after the last.
+/// each call's timed span (outside all timing), both optional; the reference clock of the
+/// clock check, read once before the first sample and once after the last; and the wait of
+/// stop_rule::rest_ratio.
 struct timing_hooks {
   window_marks* marks = nullptr;
   call_fn after_call;
   wall_fn kernel_clock = kernel_monotonic_seconds;
+  rest_fn rest = sleep_seconds;
 };
 
 /// Runs warmup_calls untimed calls (and more, each prepared, while rule.warmup_time_s lasts), then

@@ -40,6 +40,12 @@ struct stop_rule {
   /// heavy kernel leaves its boost clock for the power-capped one within the first ~0.1 s of
   /// sustained load; sampling after that measures the sustained state in every process. 0: none.
   double warmup_time_s = 0;
+  /// Rest after each paced call (a timed warm-up call, a sample, a host-latency call): the host
+  /// waits this many times the call's wall time, its flush and synchronisation included, with the
+  /// device idle. It keeps a kernel that would sit at the power cap under back-to-back calls at the
+  /// clock it holds at that duty cycle, where the cap's equilibrium differs from minute to minute
+  /// (docs/measurement.md, "Sampling"). Rests count toward min_time_s and max_time_s. 0: none.
+  double rest_ratio = 0;
 };
 
 /// Whether the loop stops after `samples` samples and `elapsed_s` seconds of sampling wall time,

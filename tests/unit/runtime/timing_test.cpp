@@ -209,7 +209,53 @@ TEST(timing_loop, rejects_invalid_rules) {
   EXPECT_THROW(run_timing(stop_rule{1, 5, -1, 1, 0.1}, 0, clock, ok), std::runtime_error);
   EXPECT_THROW(run_timing(stop_rule{1, 5, 0, 1, 0.1}, -1, clock, ok), std::runtime_error);
   EXPECT_THROW(run_timing(stop_rule{1, 5, 0, 1, 0.1, -0.5}, 0, clock, ok), std::runtime_error);
+  EXPECT_THROW(run_timing(stop_rule{1, 5, 0, 1, 0.1, 0, -1}, 0, clock, ok), std::runtime_error);
+  EXPECT_THROW(run_timing(stop_rule{1, 5, 0, 1, 0.1, 0, NAN}, 0, clock, ok), std::runtime_error);
   EXPECT_TRUE(clock.prepared.empty());
+}
+
+TEST(timing_loop, rests_after_each_paced_call_for_its_ratio_of_the_calls_wall_time) {
+  // Each call takes 2 ms of wall; the rests advance the same wall. Calls 0-1 are counted warm-ups
+  // (not paced: no rest), 2-3 timed warm-ups, then samples 0-4 with host-latency calls after
+  // samples 0 and 4: 2 + 5 + 2 paced calls, each followed by a rest of 1.5 × 2 ms.
+  fake_clock clock({1.0}, true);
+  double now_s = 0;
+  std::vector<double> rests;
+  timing_hooks hooks;
+  hooks.rest = [&](double seconds) { rests.push_back(seconds); now_s += seconds; };
+  stop_rule rule{5, 5, 0.0, 1e9, 0.0};
+  rule.warmup_time_s = 0.006; // timed warm-ups at 0 and 5 ms of it (2 ms call, 3 ms rest); 10 ms ends it
+  rule.rest_ratio = 1.5;
+  const timing_run run = run_timing(rule, 2, clock, [&](int64_t) { now_s += 0.002; return 0; },
+                                    [&] { return now_s; }, hooks);
+  EXPECT_EQ(run.warmup, 4);
+  EXPECT_EQ(run.times_ms.size(), 5u);
+  EXPECT_EQ(run.host_ms.size(), 2u);
+  ASSERT_EQ(rests.size(), 9u);
+  for (double rest : rests) EXPECT_NEAR(rest, 0.003, 1e-12);
+  EXPECT_NEAR(run.rest_s, 0.027, 1e-12);
+  const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
+  EXPECT_EQ(doc["rest_ratio"], 1.5);
+  EXPECT_NEAR(doc["rest_s"].get<double>(), 0.027, 1e-12);
+}
+
+TEST(timing_loop, rests_count_toward_the_sampling_time) {
+  // Samples whose noise never settles, 10 ms of wall each, until 1 s of sampling: resting as long
+  // as each call took leaves room for half the samples.
+  const auto samples_in_a_second = [](double rest_ratio) {
+    fake_clock clock({1.0, 9.0});
+    double now_s = 0;
+    timing_hooks hooks;
+    hooks.rest = [&](double seconds) { now_s += seconds; };
+    stop_rule rule{1, 100000, 0.0, 1.0, 0.0};
+    rule.rest_ratio = rest_ratio;
+    const timing_run run = run_timing(rule, 0, clock, [&](int64_t) { now_s += 0.0078125; return 0; },
+                                      [&] { return now_s; }, hooks);
+    EXPECT_EQ(run.stop, stop_reason::max_time);
+    return run.times_ms.size();
+  };
+  EXPECT_EQ(samples_in_a_second(0.0), 128u);
+  EXPECT_EQ(samples_in_a_second(1.0), 64u);
 }
 
 TEST(timing_loop, host_latency_every_fourth_sample_in_its_own_window) {
