@@ -209,6 +209,7 @@ def markdown(doc):
              f"{doc['procs']} fresh processes per workload and method; generated {doc['generated_at']} "
              f"in {doc.get('wall_s', '?')} s{' (quick: tiny sizes, short timing)' if doc['quick'] else ''}"
              f"{_overrides(doc)}.", "",
+             *([] if doc.get("complete", True) else ["**Incomplete**: the run ended before its other workloads.", ""]),
              "Times in ms: the median over processes of each process's own number; in parentheses and in "
              "the error column, the difference from the CUPTI kernel time. Spread = (max − min) / median "
              "of the per-process numbers.", "",

@@ -102,16 +102,38 @@ def probe_spans(probe_out, probe_lib, device):
             "samples": len(spans)}
 
 
-def measure(args):
+def measure(args, workload_done):
+    """Every workload's runs; workload_done(runs so far) after each workload."""
     work = tempfile.mkdtemp(prefix="timing_fidelity_")
     runs = {}
     for workload in args.workloads:
         print(f"{workload}: {workloads.WORKLOADS[workload]}", file=sys.stderr, flush=True)
-        runs[workload] = {"arbiter": [], "baselines": []}
+        workload_runs = {"arbiter": [], "baselines": []}
         for rep in range(args.procs):
             for mode in ("arbiter", "baselines"):
-                runs[workload][mode].append(run_worker(args, mode, workload, rep, work))
+                workload_runs[mode].append(run_worker(args, mode, workload, rep, work))
+        runs[workload] = workload_runs
+        workload_done(runs)
     return runs
+
+
+def write_results(args, argv, runs, started):
+    """results.json and results.md of the workloads measured so far (`complete` once all are), so
+    that a run cut short keeps what it measured."""
+    doc = {"generated_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "command": " ".join([os.path.basename(sys.executable), *sys.argv]) if argv is None else " ".join(argv),
+           "device": args.device, "quick": args.quick, "timing_overrides": args.timing, "procs": args.procs,
+           "runtime_lib": args.runtime_lib, "complete": list(runs) == args.workloads,
+           "workloads": {w: workloads.WORKLOADS[w] for w in runs},
+           "summary": {w: report.summarize(runs[w]) for w in runs}, "runs": runs,
+           "wall_s": round(time.monotonic() - started, 1)}
+    os.makedirs(args.out, exist_ok=True)
+    for name, text in (("results.json", json.dumps(doc, indent=1)), ("results.md", report.markdown(doc))):
+        path = os.path.join(args.out, name)
+        with open(f"{path}.tmp", "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(f"{path}.tmp", path)
+    return doc
 
 
 def parse_args(argv):
@@ -144,18 +166,7 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     started = time.monotonic()
-    runs = measure(args)
-    doc = {"generated_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "command": " ".join([os.path.basename(sys.executable), *sys.argv]) if argv is None else " ".join(argv),
-           "device": args.device, "quick": args.quick, "timing_overrides": args.timing, "procs": args.procs, "runtime_lib": args.runtime_lib,
-           "workloads": {w: workloads.WORKLOADS[w] for w in args.workloads},
-           "summary": {w: report.summarize(runs[w]) for w in args.workloads}, "runs": runs}
-    doc["wall_s"] = round(time.monotonic() - started, 1)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as file:
-        json.dump(doc, file, indent=1)
-    with open(os.path.join(args.out, "results.md"), "w", encoding="utf-8") as file:
-        file.write(report.markdown(doc))
+    doc = write_results(args, argv, measure(args, lambda runs: write_results(args, argv, runs, started)), started)
     print(f"wrote {args.out}/results.json and results.md in {doc['wall_s']} s", file=sys.stderr)
     return 0
 

@@ -33,6 +33,7 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
         {"min_time_s", ctx.device == "cuda" ? std::max(t.min_time_s, t.cuda_min_time_s) : t.min_time_s},
         {"max_time_s", t.max_time_s},
         {"target_rel_noise", t.target_rel_noise},
+        {"rest_ratio", ctx.device == "cuda" ? t.cuda_rest_ratio : 0.0},
         {"l2_flush_bytes", 0}}},
   };
 }

@@ -16,7 +16,7 @@ def test_quick_cpu_run_writes_json_and_table(tmp_path, runtime_lib):
                            "--runtime-lib", runtime_lib, "--out", str(out)], capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((out / "results.json").read_text())
-    assert doc["procs"] == 2 and list(doc["summary"]) == ["tiny"]
+    assert doc["procs"] == 2 and list(doc["summary"]) == ["tiny"] and doc["complete"]
     runs = doc["runs"]["tiny"]
     assert len(runs["arbiter"]) == 2 and len(runs["baselines"]) == 2
     assert len({run["pid"] for run in runs["arbiter"] + runs["baselines"]}) == 4  # every one a fresh process
@@ -58,6 +58,21 @@ def test_timing_overrides_reach_arbiters_processes_and_are_recorded(tmp_path, ru
                           runtime_lib, "--out", str(tmp_path / "bad")], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--timing 'rest=1': expected KEY=VALUE with KEY one of" in bad.stderr
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_run_cut_short_keeps_the_workloads_it_finished(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import run
+
+    args = run.parse_args(["--device", "cpu", "--workloads", "tiny,softmax", "--runtime-lib", __file__,
+                           "--out", str(tmp_path / "out")])
+    tiny = {"arbiter": [{"mode": "arbiter", "arbiter": {"ok": True, "result": {"median_ms": 0.5}}}], "baselines": []}
+    run.write_results(args, ["run.py"], {"tiny": tiny}, 0.0)  # as after the first of two workloads
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert doc["complete"] is False and list(doc["summary"]) == ["tiny"]
+    assert doc["summary"]["tiny"]["arbiter"]["value_ms"] == 0.5
+    assert "**Incomplete**" in (tmp_path / "out" / "results.md").read_text()
+    assert sorted(os.listdir(tmp_path / "out")) == ["results.json", "results.md"]
 
 
 def test_summary_errors_are_against_cupti():

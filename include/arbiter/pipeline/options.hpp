@@ -21,6 +21,11 @@ struct timing_options {
   /// state the clock wanders over tens of milliseconds, so a median of 0.1 s of samples of an
   /// 8192³ GEMM moved 2.3% between processes on an H200 (docs/measurement.md, "Sampling").
   double cuda_min_time_s = 0.5;
+  /// The rest after each paced call on cuda (runtime stop_rule::rest_ratio), as a multiple of the
+  /// call's wall time: at two-thirds duty a kernel that back-to-back calls hold at the power cap
+  /// keeps a steadier clock (the multi-kernel workload's spread across processes on an H200: 0.3%
+  /// against 1.2–2.1% without; docs/measurement.md, "Sampling"). Not on cpu.
+  double cuda_rest_ratio = 0.5;
 };
 
 /// When `arbiter eval` measures the hardware's peaks first (docs/measurement.md): only ever where

@@ -387,7 +387,7 @@ TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
   ::unsetenv("ARBITER_PROBE");
 }
 
-TEST(jobs, cuda_warms_up_by_time_and_samples_longer_and_cpu_keeps_the_short_loop) {
+TEST(jobs, cuda_warms_up_by_time_samples_longer_and_rests_and_cpu_keeps_the_short_loop) {
   eval_options options;
   options.timing.max_time_s = 0.2; // --max-time still caps the longer cuda minimum (the runtime's rule)
   const runner_paths paths;
@@ -397,8 +397,10 @@ TEST(jobs, cuda_warms_up_by_time_and_samples_longer_and_cpu_keeps_the_short_loop
   EXPECT_EQ(timing("cuda")["warmup_time_s"], options.timing.warmup_time_s);
   EXPECT_EQ(timing("cuda")["min_time_s"], options.timing.cuda_min_time_s);
   EXPECT_EQ(timing("cuda")["max_time_s"], 0.2);
+  EXPECT_EQ(timing("cuda")["rest_ratio"], 0.5);
   EXPECT_EQ(timing("cpu")["warmup_time_s"], 0.0);
   EXPECT_EQ(timing("cpu")["min_time_s"], options.timing.min_time_s);
+  EXPECT_EQ(timing("cpu")["rest_ratio"], 0.0);
   options.timing.min_time_s = 0.8; // a longer minimum asked for is kept on cuda too
   EXPECT_EQ(timing("cuda")["min_time_s"], 0.8);
 }
