@@ -134,6 +134,9 @@ def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_pat
     assert abs(summary["arbiter_busy"]["value_ms"] - 0.001) < 1e-12
     doc = {"summary": {"w": summary}}
     assert "| +15.0% |" in report.summary_table(doc)
+    # The device time is a span: beside the profiler's span (first kernel's start to last one's end).
+    spans = [{"cupti": {"ok": True, "median_ms": 0.001, "span_median_ms": 0.0011}}]
+    assert abs(report.summarize({"arbiter": runs, "baselines": spans})["span_error_pct"] - 4.545454) < 1e-4
 
 
 def test_device_time_is_also_compared_with_the_kernel_time_in_the_sustained_clock_state():
@@ -150,7 +153,7 @@ def test_device_time_is_also_compared_with_the_kernel_time_in_the_sustained_cloc
     assert abs(summary["sustained_error_pct"] - 1.0) < 1e-9
     assert summary["cupti_sustained"]["processes"] == 3
     assert "| +11.1% |" not in report.summary_table({"summary": {"w": summary}})  # a cell, not a column
-    assert report.summary_table({"summary": {"w": summary}}).rstrip().endswith("| +0.0% | +1.0% |")
+    assert report.summary_table({"summary": {"w": summary}}).rstrip().endswith("| +0.0% | +1.0% | — |")
     missing = report.summarize({"arbiter": arbiter, "baselines": [{"cupti": {"ok": True, "median_ms": 1.0}}]})
     assert missing["sustained_error_pct"] is None
 
