@@ -14,8 +14,9 @@ struct timing_options {
   double min_time_s = 0.1;
   double max_time_s = 2.0;
   double target_rel_noise = 0.01;
-  /// Warm-up by time on cuda (runtime stop_rule::warmup_time_s): past the boost clock into the
-  /// sustained, power-capped state before sampling (docs/measurement.md, "Sampling"). Not on cpu.
+  /// Warm-up by time on cuda (runtime stop_rule::warmup_time_s): paced and rested like the samples,
+  /// so that the GPU has settled into the clock it holds under them before sampling
+  /// (docs/measurement.md, "Sampling"). Not on cpu.
   double warmup_time_s = 0.3;
   /// The least sampling time on cuda, where it replaces a shorter min_time_s: in the sustained
   /// state the clock wanders over tens of milliseconds, so a median of 0.1 s of samples of an

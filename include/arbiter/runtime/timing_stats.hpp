@@ -36,9 +36,9 @@ struct stop_rule {
   double max_time_s = 2.0;
   double target_rel_noise = 0.01;
   /// Warm-up by time, after the warm-up calls: more warm-up calls, each prepared like a sample
-  /// (flush, synchronise), until this much wall time has passed since the first. A GPU under a
-  /// heavy kernel leaves its boost clock for the power-capped one within the first ~0.1 s of
-  /// sustained load; sampling after that measures the sustained state in every process. 0: none.
+  /// (flush, synchronise, rest), until this much wall time has passed since the first. A GPU under
+  /// a heavy kernel moves from its boost clock toward the power cap within the first ~0.1 s of
+  /// load; sampling after that measures the settled state in every process. 0: none.
   double warmup_time_s = 0;
   /// Rest after each paced call (a timed warm-up call, a sample, a host-latency call): the host
   /// waits this many times the call's wall time, its flush and synchronisation included, with the
