@@ -103,17 +103,18 @@ def probe_spans(probe_out, probe_lib, device):
 
 
 def measure(args, workload_done):
-    """Every workload's runs; workload_done(runs so far) after each workload."""
-    work = tempfile.mkdtemp(prefix="timing_fidelity_")
+    """Every workload's runs; workload_done(runs so far) after each workload. The workers' scratch
+    folder is removed at the end: what they measured is in the runs."""
     runs = {}
-    for workload in args.workloads:
-        print(f"{workload}: {workloads.WORKLOADS[workload]}", file=sys.stderr, flush=True)
-        workload_runs = {"arbiter": [], "baselines": []}
-        for rep in range(args.procs):
-            for mode in ("arbiter", "baselines"):
-                workload_runs[mode].append(run_worker(args, mode, workload, rep, work))
-        runs[workload] = workload_runs
-        workload_done(runs)
+    with tempfile.TemporaryDirectory(prefix="timing_fidelity_") as work:
+        for workload in args.workloads:
+            print(f"{workload}: {workloads.WORKLOADS[workload]}", file=sys.stderr, flush=True)
+            workload_runs = {"arbiter": [], "baselines": []}
+            for rep in range(args.procs):
+                for mode in ("arbiter", "baselines"):
+                    workload_runs[mode].append(run_worker(args, mode, workload, rep, work))
+            runs[workload] = workload_runs
+            workload_done(runs)
     return runs
 
 

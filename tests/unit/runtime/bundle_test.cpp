@@ -1,5 +1,6 @@
 // Tensor bundles (.arbb) and hashing through the C ABI of libarbiter_runtime.
 #include "arbiter/runtime/arbiter_runtime.h"
+#include "test_dir.hpp"
 
 #include "parallel_io.hpp"
 
@@ -39,9 +40,8 @@ std::vector<unsigned char> bytes_of(const std::vector<element>& values) {
 }
 
 fs::path temp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("arbiter_runtime_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+  static const arbiter::runtime::test_support::process_dir dir("arbiter_runtime_test_");
+  return dir.path() / name;
 }
 
 void write_bundle(const fs::path& path, const std::vector<test_value>& values) {

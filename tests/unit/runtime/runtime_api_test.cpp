@@ -1,5 +1,6 @@
 // arb_time and arb_device_synchronize through the C ABI, on the real host clock.
 #include "arbiter/runtime/arbiter_runtime.h"
+#include "test_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -51,9 +52,8 @@ arb_timing_config max_time_config(double max_time_s) {
 }
 
 fs::path temp_path(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("arbiter_runtime_api_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+  static const arbiter::runtime::test_support::process_dir dir("arbiter_runtime_api_test_");
+  return dir.path() / name;
 }
 
 } // namespace
