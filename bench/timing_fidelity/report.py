@@ -11,7 +11,7 @@ HOST_LATENCY_KEYS = ("host_median_ms", "host_latency_ms", "host_ms")
 METHODS = (
     ("cupti", "CUPTI kernel time (torch.profiler, median of per-call kernel sums)"),
     ("cupti_span", "CUPTI span (first kernel start to last kernel end)"),
-    ("cupti_sustained", "CUPTI kernel time after 0.3 s of the same calls (the sustained clock arbiter samples in)"),
+    ("cupti_sustained", "CUPTI kernel time with the calls paced as arbiter paces them (after its warm-up; the state arbiter samples in)"),
     ("arbiter_cupti", "arbiter device time (CUPTI spans of its timed samples; what `arbiter eval` reports on cuda)"),
     ("arbiter_busy", "CUPTI kernel time in arbiter's process (the same samples' kernel durations summed)"),
     ("arbiter", "arbiter held events (the runtime's median_ms)"),

@@ -8,7 +8,7 @@ one run; results.json records them)."""
 ARBITER_TIMING = {"warmup_calls": 3, "warmup_time_s": 0.3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.5,
                   "max_time_s": 2.0, "target_rel_noise": 0.01, "l2_flush_bytes": 0, "rest_ratio": 0.5}
 CPU_TIMING = {**ARBITER_TIMING, "warmup_time_s": 0.0, "min_time_s": 0.1, "rest_ratio": 0.0}
-QUICK = {"min_time_s": 0.0, "max_time_s": 0.3}  # --quick: short timing on either device
+QUICK = {"warmup_time_s": 0.0, "min_time_s": 0.0, "max_time_s": 0.3}  # --quick: short timing on either device
 
 
 def parse_overrides(items):

@@ -135,33 +135,47 @@ def _per_call(activities, flush_names):
     return calls
 
 
-def _flushed_call(model, input_sets, flush, call_idx, rest_ratio):
-    """One call as the CUPTI reference makes it: the flush, the call on the rotated input set, a sync;
-    then, as arbiter paces its calls, a rest of rest_ratio times the call's wall time."""
+# How the CUPTI reference paces its calls: KERNELBENCH_PACING as KernelBench does (the call queued
+# right behind the flush); arbiter's pacing (paced()) settles the flush with a synchronise first,
+# as arbiter's prepare does, warms up by time and rests after each call.
+KERNELBENCH_PACING = {"warm_s": 0.0, "rest_ratio": 0.0, "sync_after_flush": False}
+
+
+def paced(timing):
+    """The pacing of arbiter's timing loop for a timing config (timing_config.arbiter_config)."""
+    return {"warm_s": timing["warmup_time_s"], "rest_ratio": timing["rest_ratio"], "sync_after_flush": True}
+
+
+def _flushed_call(model, input_sets, flush, call_idx, pacing):
+    """One call as the CUPTI reference makes it: the flush (settled with a synchronise where the
+    pacing says), the call on the rotated input set, a sync; then the pacing's rest, rest_ratio
+    times the call's wall time."""
     begin = time.perf_counter()
     flush.fill_(1)
+    if pacing["sync_after_flush"]:
+        torch.cuda.synchronize()
     model(*input_sets[call_idx % len(input_sets)])
     torch.cuda.synchronize()
-    if rest_ratio > 0:
-        time.sleep(rest_ratio * (time.perf_counter() - begin))
+    if pacing["rest_ratio"] > 0:
+        time.sleep(pacing["rest_ratio"] * (time.perf_counter() - begin))
 
 
-def _warm_by_time(model, input_sets, flush, seconds, rest_ratio):
-    """Flushed calls for `seconds`, as arbiter's warm-up by time makes them: the GPU leaves its boost
-    clock for its sustained state under a heavy kernel (docs/measurement.md)."""
+def _warm_by_time(model, input_sets, flush, pacing):
+    """Flushed calls for the pacing's warm_s seconds, as arbiter's warm-up by time makes them: the
+    GPU settles into the clock it holds under such calls (docs/measurement.md)."""
     calls, begin = 0, time.perf_counter()
-    while time.perf_counter() - begin < seconds:
-        _flushed_call(model, input_sets, flush, calls, rest_ratio)
+    while time.perf_counter() - begin < pacing["warm_s"]:
+        _flushed_call(model, input_sets, flush, calls, pacing)
         calls += 1
     return calls
 
 
-def measure_cupti(model, input_sets, args, warm_s=0.0, rest_ratio=0.0):
+def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
     """The reference: kernel durations as CUPTI reports them (torch.profiler uses kineto, which uses
     CUPTI). The flush is identified by profiling it alone first: whatever device work a flush
-    launches is a separator between calls, never counted in them. With warm_s and rest_ratio, the
-    profiled calls follow that many seconds of the same calls, each call rested after as arbiter
-    rests its paced calls (the state arbiter samples in)."""
+    launches is a separator between calls, never counted in them. With arbiter's pacing, the
+    profiled calls follow its warm-up by time and are made as arbiter makes its samples (the
+    state arbiter samples in)."""
     if args.device != "cuda":
         return {"ok": False, "skipped": NEEDS_CUDA}
     # fill_(1) on bytes: a kernel no workload launches (zero_ may become a memset, as library
@@ -174,11 +188,11 @@ def measure_cupti(model, input_sets, args, warm_s=0.0, rest_ratio=0.0):
     for call_idx in range(CUPTI_WARMUP):
         model(*input_sets[call_idx % len(input_sets)])
     torch.cuda.synchronize()
-    warm_calls = _warm_by_time(model, input_sets, flush, warm_s, rest_ratio) if warm_s > 0 else 0
+    warm_calls = _warm_by_time(model, input_sets, flush, pacing)
 
     def body():
         for call_idx in range(CUPTI_CALLS):
-            _flushed_call(model, input_sets, flush, call_idx, rest_ratio)
+            _flushed_call(model, input_sets, flush, call_idx, pacing)
 
     calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), flush_names)
     if len(calls) != CUPTI_CALLS:
@@ -188,7 +202,7 @@ def measure_cupti(model, input_sets, args, warm_s=0.0, rest_ratio=0.0):
     spans = [(call[-1][0] + call[-1][1] - call[0][0]) / 1e3 for call in calls]
     return {"ok": True, "median_ms": statistics.median(sums), "span_median_ms": statistics.median(spans),
             "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
-            "warm_s": warm_s, "warm_calls": warm_calls, "rest_ratio": rest_ratio,
+            **pacing, "warm_calls": warm_calls,
             "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),
             "sums_ms": sums, "spans_ms": spans}
 
@@ -248,10 +262,8 @@ def main(argv=None):
             _run_method(result, "kernelbench", lambda: measure_kernelbench(model, input_sets[0], args), args.out)
             _run_method(result, "do_bench", lambda: measure_do_bench(model, input_sets[0], args), args.out)
             _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
-            paced = timing_config.arbiter_config(args.device, args.quick, args.timing)
-            warm_s = 0.0 if args.quick else paced["warmup_time_s"]
-            _run_method(result, "cupti_sustained",
-                        lambda: measure_cupti(model, input_sets, args, warm_s, paced["rest_ratio"]), args.out)
+            arbiters = paced(timing_config.arbiter_config(args.device, args.quick, args.timing))
+            _run_method(result, "cupti_sustained", lambda: measure_cupti(model, input_sets, args, arbiters), args.out)
     return 0
 
 

@@ -75,6 +75,31 @@ def test_a_run_cut_short_keeps_the_workloads_it_finished(tmp_path):
     assert sorted(os.listdir(tmp_path / "out")) == ["results.json", "results.md"]
 
 
+def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(monkeypatch):
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import timing_config
+    import worker
+
+    events = []
+    monkeypatch.setattr(worker.torch.cuda, "synchronize", lambda: events.append("sync"))
+    monkeypatch.setattr(worker.time, "sleep", lambda seconds: events.append(("rest", seconds)))
+    clock = iter([10.0, 10.004, 20.0])  # the first call's wall time: 4 ms
+    monkeypatch.setattr(worker.time, "perf_counter", lambda: next(clock))
+
+    class Flush:
+        def fill_(self, value):
+            events.append("flush")
+
+    arbiters = worker.paced(timing_config.arbiter_config("cuda", False, {}))
+    assert arbiters == {"warm_s": 0.3, "rest_ratio": 0.5, "sync_after_flush": True}
+    worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 3, arbiters)
+    assert events[:4] == ["flush", "sync", ("call", 2), "sync"]  # settled flush, rotated input set
+    assert events[4][0] == "rest" and abs(events[4][1] - 0.002) < 1e-9
+    events.clear()
+    worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 0, worker.KERNELBENCH_PACING)
+    assert events == ["flush", ("call", 1), "sync"]  # KernelBench's: queued behind the flush, no rest
+
+
 def test_summary_errors_are_against_cupti():
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import report
