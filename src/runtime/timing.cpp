@@ -88,12 +88,14 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   run.device = clock.device_name();
   run.clock = clock.clock_name();
   run.rest_ratio = rule.rest_ratio;
-  // A paced call (prepared, then called), followed by its rest when the rule asks for one.
-  const auto paced = [&](const auto& body) {
+  // A paced call (prepared, then called), followed by its rest when the rule asks for one. A rest
+  // never outlasts its phase: the warm-up's time, the sampling's max_time_s (deadline_s, on wall).
+  const auto paced = [&](double deadline_s, const auto& body) {
     if (!(rule.rest_ratio > 0)) return body();
     const double started_s = wall();
     body();
-    const double rest_s = rule.rest_ratio * std::max(0.0, wall() - started_s);
+    const double ended_s = wall();
+    const double rest_s = std::clamp(rule.rest_ratio * (ended_s - started_s), 0.0, std::max(0.0, deadline_s - ended_s));
     hooks.rest(rest_s);
     run.rest_s += rest_s;
   };
@@ -120,7 +122,7 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
       warm_up();
       continue;
     }
-    paced([&] { // like a sample: prepared, one call in flight
+    paced(*timed_warmup_start_s + rule.warmup_time_s, [&] { // like a sample: prepared, one call in flight
       clock.prepare(call_idx);
       warm_up();
     });
@@ -131,7 +133,7 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   const auto kernel_now = [&] { return hooks.kernel_clock ? hooks.kernel_clock() : NAN; };
   const double start_kernel_s = kernel_now();
   for (int64_t sample_idx = 0;; ++sample_idx) {
-    paced([&] {
+    paced(start_s + rule.max_time_s, [&] {
       clock.prepare(sample_idx);
       {
         const marked_window window(marks, "sample", sample_idx);
@@ -140,7 +142,7 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
       after(call_idx++);
     });
     if (sample_idx % k_host_latency_every == 0 && clock.measures_host_latency()) {
-      paced([&] {
+      paced(start_s + rule.max_time_s, [&] {
         clock.prepare(sample_idx);
         {
           const marked_window window(marks, "latency", sample_idx);

@@ -44,7 +44,8 @@ struct stop_rule {
   /// waits this many times the call's wall time, its flush and synchronisation included, with the
   /// device idle. It keeps a kernel that would sit at the power cap under back-to-back calls at the
   /// clock it holds at that duty cycle, where the cap's equilibrium differs from minute to minute
-  /// (docs/measurement.md, "Sampling"). Rests count toward min_time_s and max_time_s. 0: none.
+  /// (docs/measurement.md, "Sampling"). Rests count toward min_time_s and max_time_s, and one is cut
+  /// where it would outlast its phase (warmup_time_s, max_time_s). 0: none.
   double rest_ratio = 0;
 };
 

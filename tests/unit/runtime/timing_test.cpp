@@ -217,14 +217,15 @@ TEST(timing_loop, rejects_invalid_rules) {
 TEST(timing_loop, rests_after_each_paced_call_for_its_ratio_of_the_calls_wall_time) {
   // Each call takes 2 ms of wall; the rests advance the same wall. Calls 0-1 are counted warm-ups
   // (not paced: no rest), 2-3 timed warm-ups, then samples 0-4 with host-latency calls after
-  // samples 0 and 4: 2 + 5 + 2 paced calls, each followed by a rest of 1.5 × 2 ms.
+  // samples 0 and 4: 2 + 5 + 2 paced calls, each followed by a rest of 1.5 × 2 ms, except the
+  // second timed warm-up's, which would outlast the warm-up's 6 ms (it ends at 7 ms of it).
   fake_clock clock({1.0}, true);
   double now_s = 0;
   std::vector<double> rests;
   timing_hooks hooks;
   hooks.rest = [&](double seconds) { rests.push_back(seconds); now_s += seconds; };
   stop_rule rule{5, 5, 0.0, 1e9, 0.0};
-  rule.warmup_time_s = 0.006; // timed warm-ups at 0 and 5 ms of it (2 ms call, 3 ms rest); 10 ms ends it
+  rule.warmup_time_s = 0.006; // timed warm-ups at 0 and 5 ms of it (2 ms call, 3 ms rest); 7 ms ends it
   rule.rest_ratio = 1.5;
   const timing_run run = run_timing(rule, 2, clock, [&](int64_t) { now_s += 0.002; return 0; },
                                     [&] { return now_s; }, hooks);
@@ -232,11 +233,28 @@ TEST(timing_loop, rests_after_each_paced_call_for_its_ratio_of_the_calls_wall_ti
   EXPECT_EQ(run.times_ms.size(), 5u);
   EXPECT_EQ(run.host_ms.size(), 2u);
   ASSERT_EQ(rests.size(), 9u);
-  for (double rest : rests) EXPECT_NEAR(rest, 0.003, 1e-12);
-  EXPECT_NEAR(run.rest_s, 0.027, 1e-12);
+  for (size_t i = 0; i < rests.size(); ++i) EXPECT_NEAR(rests[i], i == 1 ? 0.0 : 0.003, 1e-12) << i;
+  EXPECT_NEAR(run.rest_s, 0.024, 1e-12);
   const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
   EXPECT_EQ(doc["rest_ratio"], 1.5);
-  EXPECT_NEAR(doc["rest_s"].get<double>(), 0.027, 1e-12);
+  EXPECT_NEAR(doc["rest_s"].get<double>(), 0.024, 1e-12);
+}
+
+TEST(timing_loop, a_rest_never_carries_the_sampling_past_its_max_time) {
+  // One call takes 1 s; max_time_s is 1.25 s: the first sample's rest is cut to the 0.25 s left,
+  // where resting its whole ratio (1 s) would have stretched the run to 2 s.
+  fake_clock clock({1.0, 9.0});
+  double now_s = 0;
+  timing_hooks hooks;
+  hooks.rest = [&](double seconds) { now_s += seconds; };
+  stop_rule rule{1, 1000, 0.0, 1.25, 0.0};
+  rule.rest_ratio = 1.0;
+  const timing_run run = run_timing(rule, 0, clock, [&](int64_t) { now_s += 1.0; return 0; },
+                                    [&] { return now_s; }, hooks);
+  EXPECT_EQ(run.stop, stop_reason::max_time);
+  EXPECT_EQ(run.times_ms.size(), 1u);
+  EXPECT_DOUBLE_EQ(run.rest_s, 0.25);
+  EXPECT_DOUBLE_EQ(run.check.sample_clock_s, 1.25);
 }
 
 TEST(timing_loop, rests_count_toward_the_sampling_time) {
