@@ -5,6 +5,14 @@ error of the value against the CUPTI kernel time. A method that did not run says
 import statistics
 
 # Host-latency keys the runtime's timing JSON may carry, in order of preference.
+# arbiter's device time against the kernel time of the same process and samples, of the profiler
+# after the same pacing, and the profiler's span: (summary key, in a workload's sentence, column).
+COMPARISONS = (
+    ("same_process_error_pct", "against the kernel time of the same process and samples (median over processes)",
+     "against its own process's kernel time"),
+    ("sustained_error_pct", "against the sustained CUPTI kernel time", "against the sustained CUPTI kernel time"),
+    ("span_error_pct", "against the CUPTI span", "against the CUPTI span"),
+)
 HOST_LATENCY_KEYS = ("host_median_ms", "host_latency_ms", "host_ms")
 
 # (key, heading) in table order; "cupti" is the reference the errors are computed against.
@@ -157,10 +165,8 @@ def workload_table(name, what, summary):
             continue
         error = "(reference)" if key == "cupti" else _pct(row.get("error_pct"), signed=True)
         lines.append(f"| {heading} | {_ms(row['value_ms'])} | {_pct(row.get('spread'))} | {error} | {row['processes']} |")
-    lines += ["", "arbiter device time against the kernel time of the same process and samples (median over "
-              f"processes): {_pct(summary.get('same_process_error_pct'), signed=True)}; against the sustained "
-              f"CUPTI kernel time: {_pct(summary.get('sustained_error_pct'), signed=True)}; against the CUPTI span: "
-              f"{_pct(summary.get('span_error_pct'), signed=True)}"]
+    lines += ["", "arbiter device time " + "; ".join(f"{what}: {_pct(summary.get(key), signed=True)}"
+                                                     for key, what, _ in COMPARISONS)]
     if summary.get("arbiter_clocks"):
         lines += ["", "arbiter's processes in order, device time at the median SM clock of their samples (NVML): " +
                   ", ".join(f"{ms:.4f} ms @ {mhz:.0f} MHz" for ms, mhz in summary["arbiter_clocks"])]
@@ -171,15 +177,11 @@ def summary_table(doc):
     keys = [key for key, _ in METHODS if key not in ("cupti_span", "cupti_sustained", "arbiter_busy")]
     headings = dict(METHODS)
     lines = ["| workload | " + " | ".join(headings[k].split(" (")[0] for k in keys) +
-             " | arbiter device time against its own process's kernel time"
-             " | arbiter device time against the sustained CUPTI kernel time"
-             " | arbiter device time against the CUPTI span |",
-             "|---|" + "---:|" * (len(keys) + 3)]
+             "".join(f" | arbiter device time {column}" for _, _, column in COMPARISONS) + " |",
+             "|---|" + "---:|" * (len(keys) + len(COMPARISONS))]
     for name, summary in doc["summary"].items():
         cells = [_ms(summary["cupti"]["value_ms"])] + [_cell(summary[k]) for k in keys[1:]]
-        cells.append(_pct(summary.get("same_process_error_pct"), signed=True))
-        cells.append(_pct(summary.get("sustained_error_pct"), signed=True))
-        cells.append(_pct(summary.get("span_error_pct"), signed=True))
+        cells += [_pct(summary.get(key), signed=True) for key, _, _ in COMPARISONS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

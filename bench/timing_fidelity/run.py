@@ -27,6 +27,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
+import files  # noqa: E402
 import report  # noqa: E402
 import timing_config  # noqa: E402
 import workloads  # noqa: E402
@@ -129,11 +130,8 @@ def write_results(args, argv, runs, started):
            "summary": {w: report.summarize(runs[w]) for w in runs}, "runs": runs,
            "wall_s": round(time.monotonic() - started, 1)}
     os.makedirs(args.out, exist_ok=True)
-    for name, text in (("results.json", json.dumps(doc, indent=1)), ("results.md", report.markdown(doc))):
-        path = os.path.join(args.out, name)
-        with open(f"{path}.tmp", "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(f"{path}.tmp", path)
+    files.write_atomic(os.path.join(args.out, "results.json"), json.dumps(doc, indent=1))
+    files.write_atomic(os.path.join(args.out, "results.md"), report.markdown(doc))
     return doc
 
 

@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE.parents[1] / "python"))
 
 import torch  # noqa: E402
 
+import files  # noqa: E402
 import timing_config  # noqa: E402
 import workloads  # noqa: E402
 
@@ -215,10 +216,7 @@ def _environment(device):
 
 
 def _write(path, result):
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as file:
-        json.dump(result, file)
-    os.replace(tmp, path)
+    files.write_atomic(path, json.dumps(result))
 
 
 def _run_method(result, name, measure, out_path):

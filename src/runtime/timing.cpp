@@ -88,12 +88,15 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   run.device = clock.device_name();
   run.clock = clock.clock_name();
   run.rest_ratio = rule.rest_ratio;
-  // A paced call (prepared, then called), followed by its rest when the rule asks for one. A rest
-  // never outlasts its phase: the warm-up's time, the sampling's max_time_s (deadline_s, on wall).
-  const auto paced = [&](double deadline_s, const auto& body) {
-    if (!(rule.rest_ratio > 0)) return body();
-    const double started_s = wall();
+  // A paced call: prepared like a sample (flush, synchronise: one call in flight), made, then
+  // followed by its rest when the rule asks for one. A rest never outlasts its phase: the
+  // warm-up's time, the sampling's max_time_s (deadline_s, on the wall clock).
+  const bool rests = rule.rest_ratio > 0;
+  const auto paced = [&](int64_t prepare_idx, double deadline_s, const auto& body) {
+    const double started_s = rests ? wall() : 0.0;
+    clock.prepare(prepare_idx);
     body();
+    if (!rests) return;
     const double ended_s = wall();
     const double rest_s = std::clamp(rule.rest_ratio * (ended_s - started_s), 0.0, std::max(0.0, deadline_s - ended_s));
     hooks.rest(rest_s);
@@ -118,23 +121,19 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
       }
       after(call_idx);
     };
-    if (call_idx < warmup_calls) {
+    if (call_idx < warmup_calls)
       warm_up();
-      continue;
-    }
-    paced(*timed_warmup_start_s + rule.warmup_time_s, [&] { // like a sample: prepared, one call in flight
-      clock.prepare(call_idx);
-      warm_up();
-    });
+    else // the warm-up by time
+      paced(call_idx, *timed_warmup_start_s + rule.warmup_time_s, warm_up);
   }
   run.warmup = static_cast<int32_t>(call_idx);
   // Each clock read right after the other, at both ends: the spans then cover the same calls.
   const double start_s = wall();
   const auto kernel_now = [&] { return hooks.kernel_clock ? hooks.kernel_clock() : NAN; };
   const double start_kernel_s = kernel_now();
+  const double sampling_deadline_s = start_s + rule.max_time_s; // where a rest ends at the latest
   for (int64_t sample_idx = 0;; ++sample_idx) {
-    paced(start_s + rule.max_time_s, [&] {
-      clock.prepare(sample_idx);
+    paced(sample_idx, sampling_deadline_s, [&] {
       {
         const marked_window window(marks, "sample", sample_idx);
         record(run, clock.time_call([&] { invoke(call, call_idx); }));
@@ -142,8 +141,7 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
       after(call_idx++);
     });
     if (sample_idx % k_host_latency_every == 0 && clock.measures_host_latency()) {
-      paced(start_s + rule.max_time_s, [&] {
-        clock.prepare(sample_idx);
+      paced(sample_idx, sampling_deadline_s, [&] {
         {
           const marked_window window(marks, "latency", sample_idx);
           run.host_ms.push_back(clock.time_host([&] { invoke(call, call_idx); }));
