@@ -5,7 +5,8 @@
 #   prestart   wall per evaluation with and without candidates started ahead (docs/measurement.md)
 #   fidelity   timing fidelity (FIDELITY_WORKLOADS, default all four), five fresh processes each
 #   gpu        the whole integration suite on cuda (ctest's gpu label); GPU_PYTEST_ARGS adds pytest
-#              options, split on spaces (for example "-n 4"); each test's result is logged as it ends
+#              options, split on spaces (for example "-n 4"); each test's result is logged as it ends,
+#              each failure's traceback in OUT/gpu-failures.log as it happens
 # Usage: scripts/gpu-checks.sh [OUT] [step ...]   (default steps: corpus prestart fidelity)
 # Needs a build: build/dev (cmake --preset dev && cmake --build --preset dev), or the folder named by
 # ARBITER_BUILD holding bin/arbiter, lib/libarbiter_runtime.so and lib/libarbiter_probe.so.
@@ -54,7 +55,8 @@ for name in "${STEPS[@]}"; do
       --workloads "${FIDELITY_WORKLOADS:-tiny,softmax,gemm,multi}" --procs 5 --out "$OUT/fidelity" ;;
   gpu)
     # shellcheck disable=SC2086 # GPU_PYTEST_ARGS is a list of options
-    step gpu "${GPU_LIMIT:-3000}" env ARBITER_BIN="$BIN" ARBITER_PYTHON="$PYTHON" "$PYTHON" tests/gpu/run_gpu_tests.py \
+    step gpu "${GPU_LIMIT:-3000}" env ARBITER_BIN="$BIN" ARBITER_PYTHON="$PYTHON" ARBITER_FAILURE_LOG="$OUT/gpu-failures.log" \
+      "$PYTHON" tests/gpu/run_gpu_tests.py \
       -rf --tb=short --basetemp="$SCRATCH/gpu" ${GPU_PYTEST_ARGS:-} ;;
   *)
     echo "gpu-checks: unknown step '$name' (expected corpus, prestart, fidelity or gpu)" >&2

@@ -137,22 +137,39 @@ def _per_call(activities, flush_names):
 
 
 # How the CUPTI reference paces its calls: KERNELBENCH_PACING as KernelBench does (the call queued
-# right behind the flush); arbiter's pacing (paced()) settles the flush with a synchronise first,
-# as arbiter's prepare does, warms up by time and rests after each call.
-KERNELBENCH_PACING = {"warm_s": 0.0, "rest_ratio": 0.0, "sync_after_flush": False}
+# right behind the flush); arbiter's pacing (paced()) prepares each call as arbiter's prepare does —
+# the flush, the persisting-L2 reset, a synchronise — warms up by time and rests after each call.
+KERNELBENCH_PACING = {"warm_s": 0.0, "rest_ratio": 0.0, "sync_after_flush": False, "reset_persisting_l2": False}
 
 
 def paced(timing):
     """The pacing of arbiter's timing loop for a timing config (timing_config.arbiter_config)."""
-    return {"warm_s": timing["warmup_time_s"], "rest_ratio": timing["rest_ratio"], "sync_after_flush": True}
+    return {"warm_s": timing["warmup_time_s"], "rest_ratio": timing["rest_ratio"], "sync_after_flush": True,
+            "reset_persisting_l2": True}
+
+
+_libcuda = []
+
+
+def reset_persisting_l2():
+    """cuCtxResetPersistingL2Cache on the current context, as arbiter's clock calls it after each
+    flush (src/runtime/clock_cuda.cpp)."""
+    if not _libcuda:
+        import ctypes
+        _libcuda.append(ctypes.CDLL("libcuda.so.1"))
+    status = _libcuda[0].cuCtxResetPersistingL2Cache()
+    if status != 0:
+        raise RuntimeError(f"cuCtxResetPersistingL2Cache returned CUresult {status}")
 
 
 def _flushed_call(model, input_sets, flush, call_idx, pacing):
-    """One call as the CUPTI reference makes it: the flush (settled with a synchronise where the
-    pacing says), the call on the rotated input set, a sync; then the pacing's rest, rest_ratio
-    times the call's wall time."""
+    """One call as the CUPTI reference makes it: the flush (followed by the persisting-L2 reset and
+    settled with a synchronise where the pacing says), the call on the rotated input set, a sync;
+    then the pacing's rest, rest_ratio times the call's wall time."""
     begin = time.perf_counter()
     flush.fill_(1)
+    if pacing["reset_persisting_l2"]:
+        reset_persisting_l2()
     if pacing["sync_after_flush"]:
         torch.cuda.synchronize()
     model(*input_sets[call_idx % len(input_sets)])

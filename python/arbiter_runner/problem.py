@@ -83,8 +83,16 @@ def make_inputs(module, params, seed, device):
     generating a gigabyte of random numbers on the host takes seconds per input set, and a large
     case needs several sets. A set made on a GPU differs from the host's set of the same seed, as
     the GPU's reference outputs differ from the host's anyway; every process of an evaluation reads
-    the reference's sets from its files."""
+    the reference's sets from its files. A get_inputs that cannot run with the device's factories (a
+    torch.Generator() of the host passed to randn, say) makes its set on the host, as KernelBench
+    makes every set; where that fails too, the host's error is raised."""
     torch.manual_seed(seed)
-    with factory_device(device):
+    try:
+        with factory_device(device):
+            values = as_list(call_with_shape(module.get_inputs, module, params), "get_inputs")
+    except Exception:
+        if str(device) == "cpu":
+            raise
+        torch.manual_seed(seed)
         values = as_list(call_with_shape(module.get_inputs, module, params), "get_inputs")
     return tensors.to_device(values, device)

@@ -17,6 +17,15 @@ def _binary():
     return path
 
 
+def pytest_runtest_logreport(report):
+    """$ARBITER_FAILURE_LOG: each failure's report appended as it happens (also from xdist workers),
+    so a GPU run cut short by its time limit still says what failed and why."""
+    path = os.environ.get("ARBITER_FAILURE_LOG")
+    if path and report.failed:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"===== {report.nodeid} ({report.when})\n{report.longreprtext}\n\n")
+
+
 class Arbiter:
     def __init__(self, db):
         self.bin = _binary()

@@ -2,6 +2,7 @@
 import json
 import os
 
+import pytest
 import torch
 
 from arbiter_runner.bundle import read_bundle
@@ -97,3 +98,36 @@ def test_inputs_are_made_on_the_device_the_case_runs_on(tmp_path):
     else:
         with problem.factory_device("meta"):
             assert torch.randn(1).device.type == "cpu"  # no device context in this torch: unchanged
+
+
+def test_inputs_that_cannot_be_made_on_the_device_are_made_on_the_host(tmp_path, monkeypatch):
+    import contextlib
+    from arbiter_runner import problem
+    module_file = write_source(tmp_path / "host_generator.py", """
+        import torch
+        ON_DEVICE = False
+        def get_inputs(n=3):
+            if ON_DEVICE:  # what randn says of a host generator under a cuda device context
+                raise RuntimeError("Expected a 'cuda' device type for generator but found 'cpu'")
+            return [torch.randn(n, generator=torch.Generator().manual_seed(0))]
+    """)
+    module = problem.load_module(str(module_file), "host_generator")
+
+    @contextlib.contextmanager
+    def device_factories(device):
+        module.ON_DEVICE = device != "cpu"
+        try:
+            yield
+        finally:
+            module.ON_DEVICE = False
+
+    monkeypatch.setattr(problem, "factory_device", device_factories)
+    monkeypatch.setattr(problem.tensors, "to_device", lambda values, device: values)
+    (made,) = problem.make_inputs(module, {"n": 4}, 11, "cuda")
+    assert torch.equal(made, torch.randn(4, generator=torch.Generator().manual_seed(0)))
+    broken = write_source(tmp_path / "broken_inputs.py", """
+        def get_inputs():
+            raise ValueError("no inputs here")
+    """)
+    with pytest.raises(ValueError, match="no inputs here"):  # failing on the host too: the host's error
+        problem.make_inputs(problem.load_module(str(broken), "broken_inputs"), {}, 11, "cuda")

@@ -83,6 +83,7 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
     events = []
     monkeypatch.setattr(worker.torch.cuda, "synchronize", lambda: events.append("sync"))
     monkeypatch.setattr(worker.time, "sleep", lambda seconds: events.append(("rest", seconds)))
+    monkeypatch.setattr(worker, "reset_persisting_l2", lambda: events.append("reset_l2"))
     clock = iter([10.0, 10.004, 20.0])  # the first call's wall time: 4 ms
     monkeypatch.setattr(worker.time, "perf_counter", lambda: next(clock))
 
@@ -91,10 +92,11 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
             events.append("flush")
 
     arbiters = worker.paced(timing_config.arbiter_config("cuda", False, {}))
-    assert arbiters == {"warm_s": 0.3, "rest_ratio": 0.5, "sync_after_flush": True}
+    assert arbiters == {"warm_s": 0.3, "rest_ratio": 0.5, "sync_after_flush": True, "reset_persisting_l2": True}
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 3, arbiters)
-    assert events[:4] == ["flush", "sync", ("call", 2), "sync"]  # settled flush, rotated input set
-    assert events[4][0] == "rest" and abs(events[4][1] - 0.002) < 1e-9
+    # prepared as arbiter's clock prepares a sample, on the rotated input set
+    assert events[:5] == ["flush", "reset_l2", "sync", ("call", 2), "sync"]
+    assert events[5][0] == "rest" and abs(events[5][1] - 0.002) < 1e-9
     events.clear()
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 0, worker.KERNELBENCH_PACING)
     assert events == ["flush", ("call", 1), "sync"]  # KernelBench's: queued behind the flush, no rest
