@@ -84,6 +84,7 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
     monkeypatch.setattr(worker.torch.cuda, "synchronize", lambda: events.append("sync"))
     monkeypatch.setattr(worker.time, "sleep", lambda seconds: events.append(("rest", seconds)))
     monkeypatch.setattr(worker, "reset_persisting_l2", lambda: events.append("reset_l2"))
+    monkeypatch.setattr(worker.torch.cuda, "_sleep", lambda cycles: events.append(("hold", cycles)))
     clock = iter([10.0, 10.004, 20.0])  # the first call's wall time: 4 ms
     monkeypatch.setattr(worker.time, "perf_counter", lambda: next(clock))
 
@@ -92,11 +93,12 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
             events.append("flush")
 
     arbiters = worker.paced(timing_config.arbiter_config("cuda", False, {}))
-    assert arbiters == {"warm_s": 0.3, "rest_ratio": 0.5, "sync_after_flush": True, "reset_persisting_l2": True}
+    assert arbiters == {"warm_s": 0.3, "rest_ratio": 0.5, "sync_after_flush": True, "reset_persisting_l2": True,
+                        "held": True}
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 3, arbiters)
-    # prepared as arbiter's clock prepares a sample, on the rotated input set
-    assert events[:5] == ["flush", "reset_l2", "sync", ("call", 2), "sync"]
-    assert events[5][0] == "rest" and abs(events[5][1] - 0.002) < 1e-9
+    # prepared as arbiter's clock prepares a sample, queued behind a hold, on the rotated input set
+    assert events[:6] == ["flush", "reset_l2", "sync", ("hold", worker.HOLD_CYCLES), ("call", 2), "sync"]
+    assert events[6][0] == "rest" and abs(events[6][1] - 0.002) < 1e-9
     events.clear()
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 0, worker.KERNELBENCH_PACING)
     assert events == ["flush", ("call", 1), "sync"]  # KernelBench's: queued behind the flush, no rest
