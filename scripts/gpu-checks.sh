@@ -6,7 +6,8 @@
 #   fidelity   timing fidelity (FIDELITY_WORKLOADS, default all four), five fresh processes each
 #   gpu        the whole integration suite on cuda (ctest's gpu label); GPU_PYTEST_ARGS adds pytest
 #              options, split on spaces (for example "-n 4"); each test's result is logged as it ends,
-#              each failure's traceback in OUT/gpu-failures.log as it happens
+#              each failure's traceback in OUT/gpu-failures.log as it happens; GPU_TESTS runs only
+#              the named test files or node ids (space-separated, relative to the repository)
 # Usage: scripts/gpu-checks.sh [OUT] [step ...]   (default steps: corpus prestart fidelity)
 # Needs a build: build/dev (cmake --preset dev && cmake --build --preset dev), or the folder named by
 # ARBITER_BUILD holding bin/arbiter, lib/libarbiter_runtime.so and lib/libarbiter_probe.so.
@@ -56,6 +57,7 @@ for name in "${STEPS[@]}"; do
   gpu)
     # shellcheck disable=SC2086 # GPU_PYTEST_ARGS is a list of options
     step gpu "${GPU_LIMIT:-3000}" env ARBITER_BIN="$BIN" ARBITER_PYTHON="$PYTHON" ARBITER_FAILURE_LOG="$OUT/gpu-failures.log" \
+      ARBITER_GPU_TESTS="${GPU_TESTS:-}" \
       "$PYTHON" tests/gpu/run_gpu_tests.py \
       -rf --tb=short --basetemp="$SCRATCH/gpu" ${GPU_PYTEST_ARGS:-} ;;
   *)

@@ -10,6 +10,10 @@ if probe.stdout.strip() != "True":
     print(f"SKIPPED: no usable GPU for {python} (torch.cuda.is_available() = {probe.stdout.strip() or probe.stderr.strip()[-200:]})")
     sys.exit(77)
 here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(os.path.dirname(here))
 env = dict(os.environ, ARBITER_TEST_DEVICE="cuda")
+# $ARBITER_GPU_TESTS: test files or node ids (relative to the repository, space-separated) to run
+# instead of the whole suite, so the suite can be run in parts that each fit a time limit.
+selected = os.environ.get("ARBITER_GPU_TESTS", "").split() or [os.path.join("tests", "integration")]
 sys.exit(subprocess.call([python, "-m", "pytest", "-v", "-p", "no:cacheprovider",
-                          os.path.join(here, "..", "integration"), *sys.argv[1:]], env=env))
+                          *[os.path.join(root, test) for test in selected], *sys.argv[1:]], env=env))
