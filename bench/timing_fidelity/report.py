@@ -14,6 +14,13 @@ COMPARISONS = (
     ("span_error_pct", "against the CUPTI span", "against the CUPTI span"),
 )
 HOST_LATENCY_KEYS = ("host_median_ms", "host_latency_ms", "host_ms")
+# The issue's targets, judged per workload: arbiter's spread across processes at most SPREAD_SHARE of
+# the best peer's (PEERS), and its device time within ERROR_LIMIT_PCT of the CUPTI kernel time, like
+# with like: the profiler's span of calls made as arbiter makes its samples (the device time is a
+# span too, after the same warm-up, flush, hold and rest).
+PEERS = ("kernelbench", "do_bench")
+SPREAD_SHARE = 0.5
+ERROR_LIMIT_PCT = 2.0
 
 # (key, heading) in table order; "cupti" is the reference the errors are computed against.
 METHODS = (
@@ -135,7 +142,24 @@ def summarize(workload_runs):
     # Like with like: the device time is a span (the gaps between a call's kernels count), as is this.
     summary["span_error_pct"] = _diff_pct(summary["arbiter_cupti"]["value_ms"], summary["cupti_span"]["value_ms"])
     summary["arbiter_clocks"] = _arbiter_clocks(workload_runs["arbiter"])
+    sustained_spans, _ = _pick(baselines, "cupti_sustained", "span_median_ms")
+    summary["targets"] = targets(summary, statistics.median(sustained_spans) if sustained_spans else None)
     return summary
+
+
+def targets(summary, sustained_span_ms):
+    """The two targets for one workload: each with its numbers and met (None where a number is missing)."""
+    device = summary["arbiter_cupti"] if summary["arbiter_cupti"]["value_ms"] is not None else summary["arbiter"]
+    peers = [(summary[key]["spread"], key) for key in PEERS if summary[key].get("spread") is not None]
+    best_spread, best_peer = min(peers) if peers else (None, None)
+    spread = device.get("spread")
+    error = _diff_pct(device["value_ms"], sustained_span_ms)
+    return {
+        "spread": {"arbiter": spread, "best_peer": best_peer, "best_peer_spread": best_spread,
+                   "met": None if spread is None or best_spread is None else spread <= SPREAD_SHARE * best_spread},
+        "error": {"against_ms": sustained_span_ms, "pct": error,
+                  "met": None if error is None else abs(error) <= ERROR_LIMIT_PCT},
+    }
 
 
 def _ms(value):
@@ -186,6 +210,23 @@ def summary_table(doc):
     return "\n".join(lines) + "\n"
 
 
+def _met(flag):
+    return "—" if flag is None else ("**met**" if flag else "**not met**")
+
+
+def targets_table(doc):
+    headings = dict(METHODS)
+    lines = ["| workload | arbiter's spread | best peer's spread | at most half | arbiter device time against the "
+             f"sustained CUPTI span | within ±{ERROR_LIMIT_PCT:g}% |", "|---|---:|---:|---|---:|---|"]
+    for name, summary in doc["summary"].items():
+        spread, error = summary["targets"]["spread"], summary["targets"]["error"]
+        peer = spread["best_peer"] and headings[spread["best_peer"]].split(" (")[0]
+        lines.append(f"| {name} | {_pct(spread['arbiter'])} | {_pct(spread['best_peer_spread'])}"
+                     f"{f' ({peer})' if peer else ''} | {_met(spread['met'])} | {_pct(error['pct'], signed=True)} | "
+                     f"{_met(error['met'])} |")
+    return "\n".join(lines) + "\n"
+
+
 def _environment(doc):
     for runs in doc["runs"].values():
         for run in runs["baselines"] + runs["arbiter"]:
@@ -220,7 +261,12 @@ def markdown(doc):
              "Times in ms: the median over processes of each process's own number; in parentheses and in "
              "the error column, the difference from the CUPTI kernel time. Spread = (max − min) / median "
              "of the per-process numbers.", "",
-             "## Summary", "", summary_table(doc), "## Per workload", ""]
+             "## Summary", "", summary_table(doc),
+             "## Targets", "",
+             f"Spread across processes at most {SPREAD_SHARE:g} of the best peer's; device time within "
+             f"±{ERROR_LIMIT_PCT:g}% of the CUPTI kernel time, like with like: the profiler's span of calls made as "
+             "arbiter makes its samples (after its warm-up, each flushed, held and rested).", "",
+             targets_table(doc), "## Per workload", ""]
     for name, summary in doc["summary"].items():
         what = doc["workloads"][name]
         if doc["quick"]:
