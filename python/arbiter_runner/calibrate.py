@@ -29,7 +29,9 @@ DEFAULTS = {
 }
 
 # A peak is a best case: a few warm-up calls, then samples until the median is within 1% (at most
-# a second per measurement, so a whole calibration takes seconds on a GPU).
+# a second per measurement, so a whole calibration takes seconds on a GPU). On cuda the job adds the
+# pacing candidates are timed with (warm-up by time, a rest after each call): the peak is measured
+# in the GPU state the times it divides are.
 TIMING = {"warmup_calls": 2, "min_samples": 5, "max_samples": 500, "min_time_s": 0.05, "max_time_s": 1.0,
           "target_rel_noise": 0.01, "l2_flush_bytes": 0}
 

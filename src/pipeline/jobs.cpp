@@ -17,6 +17,14 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& s : ctx.shapes) shapes.push_back({{"name", s.name}, {"params", s.params}});
   const timing_options& t = ctx.options.timing;
+  nlohmann::json timing{{"warmup_calls", t.warmup_calls},
+                        {"min_samples", t.min_samples},
+                        {"max_samples", t.max_samples},
+                        {"min_time_s", ctx.device == "cuda" ? std::max(t.min_time_s, t.cuda_min_time_s) : t.min_time_s},
+                        {"max_time_s", t.max_time_s},
+                        {"target_rel_noise", t.target_rel_noise},
+                        {"l2_flush_bytes", 0}};
+  timing.update(paced_timing(t, ctx.device));
   return {
       {"mode", mode},
       {"device", ctx.device},
@@ -25,20 +33,16 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
       {"num_seeds", ctx.options.num_seeds},
       {"shapes", shapes},
       {"guard", true}, // the guard's dynamic checks (docs/guard.md)
-      {"timing",
-       {{"warmup_calls", t.warmup_calls},
-        {"warmup_time_s", ctx.device == "cuda" ? t.warmup_time_s : 0.0},
-        {"min_samples", t.min_samples},
-        {"max_samples", t.max_samples},
-        {"min_time_s", ctx.device == "cuda" ? std::max(t.min_time_s, t.cuda_min_time_s) : t.min_time_s},
-        {"max_time_s", t.max_time_s},
-        {"target_rel_noise", t.target_rel_noise},
-        {"rest_ratio", ctx.device == "cuda" ? t.cuda_rest_ratio : 0.0},
-        {"l2_flush_bytes", 0}}},
+      {"timing", timing},
   };
 }
 
 } // namespace
+
+nlohmann::json paced_timing(const timing_options& t, const std::string& device) {
+  const bool cuda = device == "cuda";
+  return {{"warmup_time_s", cuda ? t.warmup_time_s : 0.0}, {"rest_ratio", cuda ? t.cuda_rest_ratio : 0.0}};
+}
 
 nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem,
                              const std::vector<std::uint64_t>& seeds, const fs::path& ref_dir) {

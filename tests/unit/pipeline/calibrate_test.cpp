@@ -1,6 +1,7 @@
 // Calibration without a real runner: events as the calibrate mode writes them, read into peaks and
 // stored with the hardware record.
 #include "arbiter/pipeline/calibrate.hpp"
+#include "arbiter/pipeline/options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -126,6 +127,10 @@ TEST_F(calibrate_fixture, peaks_are_stored_in_the_hardware_json_and_the_fingerpr
   EXPECT_EQ(runner.job["mode"], "calibrate");
   EXPECT_EQ(runner.job["device"], "cuda");
   EXPECT_EQ(runner.argv[3], "calibrate");
+  // Peaks are timed in the state candidates are: after the warm-up by time, resting after each call.
+  const timing_options eval_timing;
+  EXPECT_DOUBLE_EQ(runner.job["timing"]["warmup_time_s"].get<double>(), eval_timing.warmup_time_s);
+  EXPECT_DOUBLE_EQ(runner.job["timing"]["rest_ratio"].get<double>(), eval_timing.cuda_rest_ratio);
   EXPECT_TRUE(has_peaks(*db, hw_id));
 
   const auto list = db->hardware_list();
@@ -147,6 +152,7 @@ TEST_F(calibrate_fixture, a_failed_calibration_stores_nothing) {
   scripted_runner runner(R"({"event": "start"})" "\n");
   const auto run = calibrate_hardware(*db, hw_id, "cpu", "/usr/bin/python3", m_root / "calibration", 60, runner);
   EXPECT_NE(run.error.find("log: "), std::string::npos) << run.error;
+  EXPECT_EQ(runner.job["timing"], (nlohmann::json{{"warmup_time_s", 0.0}, {"rest_ratio", 0.0}})); // the host is not paced
   EXPECT_FALSE(has_peaks(*db, hw_id));
   EXPECT_EQ(db->hardware_list()[0].record.json, "{}");
 }
