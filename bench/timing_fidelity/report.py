@@ -4,7 +4,6 @@ Per method: the per-process numbers, their median ("value"), spread = (max - min
 error of the value against the CUPTI kernel time. A method that did not run says why instead."""
 import statistics
 
-# Host-latency keys the runtime's timing JSON may carry, in order of preference.
 # arbiter's device time against the kernel time of the same process and samples, of the profiler
 # after the same pacing, and the profiler's span: (summary key, in a workload's sentence, column).
 COMPARISONS = (
@@ -13,6 +12,7 @@ COMPARISONS = (
     ("sustained_error_pct", "against the sustained CUPTI kernel time", "against the sustained CUPTI kernel time"),
     ("span_error_pct", "against the CUPTI span", "against the CUPTI span"),
 )
+# Host-latency keys the runtime's timing JSON may carry, in order of preference.
 HOST_LATENCY_KEYS = ("host_median_ms", "host_latency_ms", "host_ms")
 # The issue's targets, judged per workload: arbiter's spread across processes at most SPREAD_SHARE of
 # the best peer's (PEERS), and its device time within ERROR_LIMIT_PCT of the CUPTI kernel time, like

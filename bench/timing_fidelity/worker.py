@@ -9,6 +9,8 @@
 
 The result JSON is rewritten after every method, so a process that dies keeps what it measured."""
 import argparse
+import ctypes
+import functools
 import json
 import os
 import pathlib
@@ -121,11 +123,17 @@ def _profile(body, trace_path):
     return _device_activities(trace_path)
 
 
-def _per_call(activities, flush_names):
-    """Device activities grouped into calls: each flush starts a new call and is not counted."""
+def _names_alone(body, work, what):
+    """The names of the device activities body launches, profiled alone (work/<what>_trace.json)."""
+    return {name for _, _, name in _profile(body, os.path.join(work, f"{what}_trace.json"))}
+
+
+def _per_call(activities, separators):
+    """Device activities grouped into calls: each separator (the flush, the hold) starts a new call
+    and is not counted."""
     calls, current = [], None
     for start, dur, name in activities:
-        if name in flush_names:
+        if name in separators:
             if current:
                 calls.append(current)
             current = []
@@ -153,16 +161,15 @@ def paced(timing):
             "reset_persisting_l2": True, "held": True}
 
 
-_libcuda = []
+@functools.cache
+def _libcuda():
+    return ctypes.CDLL("libcuda.so.1")
 
 
 def reset_persisting_l2():
     """cuCtxResetPersistingL2Cache on the current context, as arbiter's clock calls it after each
     flush (src/runtime/clock_cuda.cpp)."""
-    if not _libcuda:
-        import ctypes
-        _libcuda.append(ctypes.CDLL("libcuda.so.1"))
-    status = _libcuda[0].cuCtxResetPersistingL2Cache()
+    status = _libcuda().cuCtxResetPersistingL2Cache()
     if status != 0:
         raise RuntimeError(f"cuCtxResetPersistingL2Cache returned CUresult {status}")
 
@@ -206,13 +213,12 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
     # fill_(1) on bytes: a kernel no workload launches (zero_ may become a memset, as library
     # calls' own workspace clears do).
     flush = torch.empty(KERNELBENCH_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    flush_only = _profile(lambda: [flush.fill_(1) for _ in range(3)], os.path.join(args.work, "flush_trace.json"))
-    flush_names = {name for _, _, name in flush_only}
+    flush_names = _names_alone(lambda: [flush.fill_(1) for _ in range(3)], args.work, "flush")
     if not flush_names:
         return {"ok": False, "error": "torch.profiler recorded no device activity for the flush"}
-    if pacing["held"]:  # the hold's kernel separates like the flush and is not counted either
-        hold_only = _profile(lambda: torch.cuda._sleep(HOLD_CYCLES), os.path.join(args.work, "hold_trace.json"))
-        flush_names |= {name for _, _, name in hold_only}
+    # The hold's kernel separates calls as the flush does and is not counted either.
+    hold_names = _names_alone(lambda: torch.cuda._sleep(HOLD_CYCLES), args.work, "hold") if pacing["held"] else set()
+    separators = flush_names | hold_names
     for call_idx in range(CUPTI_WARMUP):
         model(*input_sets[call_idx % len(input_sets)])
     torch.cuda.synchronize()
@@ -222,17 +228,17 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
         for call_idx in range(CUPTI_CALLS):
             _flushed_call(model, input_sets, flush, call_idx, pacing)
 
-    calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), flush_names)
+    calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), separators)
     if len(calls) != CUPTI_CALLS:
         return {"ok": False, "error": f"found {len(calls)} calls between flushes, expected {CUPTI_CALLS}",
-                "flush_names": sorted(flush_names)}
+                "flush_names": sorted(flush_names), "hold_names": sorted(hold_names)}
     sums = [sum(dur for _, dur, _ in call) / 1e3 for call in calls]
     spans = [(call[-1][0] + call[-1][1] - call[0][0]) / 1e3 for call in calls]
     return {"ok": True, "median_ms": statistics.median(sums), "span_median_ms": statistics.median(spans),
             "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
             **pacing, "warm_calls": warm_calls,
             "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),
-            "sums_ms": sums, "spans_ms": spans}
+            "hold_names": sorted(hold_names), "sums_ms": sums, "spans_ms": spans}
 
 
 def _environment(device):
