@@ -8,6 +8,7 @@
 #include "arbiter/guard/finding.hpp"
 #include "arbiter/pipeline/calibrate.hpp"
 #include "detail/judge.hpp"
+#include "detail/lookahead.hpp"
 #include "detail/prebuild.hpp"
 #include "detail/prune.hpp"
 #include "detail/runs.hpp"
@@ -91,47 +92,44 @@ private:
   std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
-/// Candidate processes started ahead of their turn, by their position in run_problem's list.
-struct started_ahead {
-  std::int64_t eval_id = 0;
-  detail::started_candidate candidate;
-};
-
-store::evaluation_result evaluate(const campaign_state& st, const catalog::problem& problem, const catalog::solution& solution,
-                                  const detail::job_context& ctx, std::optional<detail::reference_run>& reference,
-                                  std::int64_t eval_id, sandbox::process_runner& runner,
-                                  std::optional<detail::started_candidate> ahead, const std::function<void()>& start_next) {
+store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& queue, std::size_t idx) {
+  const detail::queued_evaluation& item = queue.at(idx);
   store::evaluation_result r;
-  const fs::path eval_dir = st.data_dir / "evals" / std::to_string(eval_id);
+  const fs::path eval_dir = queue.eval_dir(idx);
   r.artifacts_dir = eval_dir.string();
-  if (!solution.runs_on(st.device)) {
+  if (!item.solution->runs_on(st.device)) {
     r.result = {verdict::skipped, "the solution declares devices other than " + st.device + " (meta.json)"};
     return r;
   }
-  if (ctx.shapes.empty()) {
+  if (item.ctx->shapes.empty()) {
     r.result = {verdict::skipped, "the problem has no shape for " + st.device};
     return r;
   }
   stopwatch clock; // where the evaluation's wall time went: details.wall (docs/measurement.md)
   nlohmann::json wall = nlohmann::json::object();
-  if (!reference) {
-    reference = detail::ensure_reference(ctx, problem, st.campaign.seeds, st.hardware.fingerprint, st.data_dir, runner);
+  const bool runs_reference = !queue.reference_ready(idx);
+  const detail::reference_run& reference = queue.reference(idx);
+  if (runs_reference) {
     wall["reference_s"] = clock.lap();
+    wall["reference_started_ahead"] = reference.started_ahead;
+    wall["reference_gated_s"] = reference.gated_s;
   }
-  if (!reference->ok) {
-    r.result = {verdict::crashed, reference->failure};
+  if (!reference.ok) {
+    r.result = {verdict::crashed, reference.failure};
+    r.details_json = nlohmann::json{{"wall", wall}}.dump();
     return r;
   }
+  std::optional<detail::started_candidate> ahead = queue.take(idx);
   wall["started_ahead"] = ahead.has_value();
   detail::started_candidate own = ahead ? std::move(*ahead)
-                                        : detail::start_candidate(ctx, solution, reference->dir, eval_dir, st.data_dir, runner);
-  detail::open_candidate(own);
-  start_next(); // the next candidates' start-up overlaps this one's run
+                                        : detail::start_candidate(*item.ctx, *item.solution, reference.dir, eval_dir, st.data_dir, queue.runner());
+  detail::open_candidate(own, reference.dir);
+  queue.start_after(idx); // the next candidates' start-up overlaps this one's run
   const auto run = detail::finish_candidate(own);
   wall["candidate_s"] = clock.lap();
   wall["candidate_process_s"] = run.process.wall_s;
   wall["candidate_gated_s"] = run.process.gated_s;
-  auto j = detail::judge(ctx, problem, run, reference->dir, eval_dir);
+  auto j = detail::judge(*item.ctx, *item.problem, run, reference.dir, eval_dir);
   wall["judge_s"] = clock.lap();
   j.details["sandbox"] = run.sandbox;
   if (!st.options.keep_outputs)
@@ -151,18 +149,14 @@ store::evaluation_result evaluate(const campaign_state& st, const catalog::probl
 
 // An error of arbiter's own while evaluating one solution (a file it cannot write, evidence it cannot
 // parse) ends that evaluation as crashed, with the error, and the campaign goes on to the next.
-store::evaluation_result evaluate_contained(const campaign_state& st, const catalog::problem& problem,
-                                            const catalog::solution& solution, const detail::job_context& ctx,
-                                            std::optional<detail::reference_run>& reference, std::int64_t eval_id,
-                                            sandbox::process_runner& runner, std::optional<detail::started_candidate> ahead,
-                                            const std::function<void()>& start_next) {
+store::evaluation_result evaluate_contained(const campaign_state& st, detail::lookahead& queue, std::size_t idx) {
   try {
-    return evaluate(st, problem, solution, ctx, reference, eval_id, runner, std::move(ahead), start_next);
+    return evaluate(st, queue, idx);
   } catch (const std::exception& e) {
     store::evaluation_result r;
-    r.artifacts_dir = (st.data_dir / "evals" / std::to_string(eval_id)).string();
+    r.artifacts_dir = (st.data_dir / "evals" / std::to_string(queue.eval_id(idx))).string();
     r.result = {verdict::crashed, std::string("arbiter failed while evaluating: ") + e.what()};
-    ARB_WARN("eval", "{} / {}: {}", problem.id, solution.model, r.result.reason);
+    ARB_WARN("eval", "{} / {}: {}", queue.at(idx).problem->id, queue.at(idx).solution->model, r.result.reason);
     return r;
   }
 }
@@ -193,80 +187,54 @@ int prestart_depth(const campaign_state& st) {
   return st.device == "cuda" ? 2 : 0;
 }
 
-/// Starts the candidates of queue[next .. next+depth) that are not started yet, behind their gates,
-/// once the problem's reference is ready. A start that fails is left to the evaluation's own turn,
-/// which meets the same failure and records it.
-void start_ahead(const campaign_state& st, const detail::job_context& ctx, const detail::reference_run& reference,
-                 const std::vector<std::pair<const catalog::solution*, std::int64_t>>& queue, std::size_t next, int depth,
-                 std::map<std::size_t, started_ahead>& ahead, store::store& db, sandbox::process_runner& runner) {
-  for (std::size_t queue_idx = next; queue_idx < std::min(queue.size(), next + std::size_t(depth)); ++queue_idx) {
-    const auto& [solution, solution_id] = queue[queue_idx];
-    if (ahead.count(queue_idx) != 0 || !solution->runs_on(st.device)) continue;
-    const std::int64_t eval_id = db.begin_evaluation(st.campaign.id, solution_id);
-    try {
-      ahead[queue_idx] = {eval_id, detail::start_candidate(ctx, *solution, reference.dir, st.data_dir / "evals" / std::to_string(eval_id),
-                                                          st.data_dir, runner)};
-    } catch (const std::exception& e) {
-      ARB_DEBUG("eval", "{}: not started ahead: {}", solution->label(), e.what());
+/// The evaluations still to run, problem by problem; those finished earlier are reported as
+/// resumed. contexts gets each problem's job context.
+std::vector<detail::queued_evaluation> queue_evaluations(const campaign_state& st, const catalog::suite& s,
+                                                         const std::vector<catalog::solution>& solutions,
+                                                         const std::map<std::string, std::int64_t>& problem_ids,
+                                                         std::map<std::string, detail::job_context>& contexts,
+                                                         store::store& db, progress& sink, campaign_summary& summary) {
+  std::map<std::string, std::vector<const catalog::solution*>> by_problem;
+  for (const auto& solution : solutions) by_problem[solution.problem_id].push_back(&solution);
+  std::vector<detail::queued_evaluation> queue;
+  for (const auto& [problem_id, group] : by_problem) {
+    const catalog::problem& problem = *s.find(problem_id);
+    const auto& ctx = contexts.try_emplace(problem_id, st.options, st.paths, st.device, problem.shapes_for(st.device)).first->second;
+    for (const auto* solution : group) {
+      const std::int64_t solution_id = solution_row(db, problem_ids.at(problem_id), *solution);
+      if (!db.finished_evaluation(st.campaign.id, solution_id)) {
+        queue.push_back({&problem, &ctx, solution, solution_id});
+        continue;
+      }
+      ++summary.resumed;
+      sink.finish(solution->label(), {verdict::skipped, "finished earlier"}, std::nullopt, true);
     }
   }
-}
-
-void run_problem(campaign_state& st, const catalog::problem& problem, std::int64_t problem_id,
-                 const std::vector<const catalog::solution*>& solutions, store::store& db,
-                 sandbox::process_runner& runner, progress& sink, campaign_summary& summary) {
-  const detail::job_context ctx{st.options, st.paths, st.device, problem.shapes_for(st.device)};
-  std::optional<detail::reference_run> reference; // run once, and only if a solution needs it
-  std::vector<std::pair<const catalog::solution*, std::int64_t>> queue;
-  for (const auto* solution : solutions) {
-    const std::int64_t solution_id = solution_row(db, problem_id, *solution);
-    if (!db.finished_evaluation(st.campaign.id, solution_id)) {
-      queue.emplace_back(solution, solution_id);
-      continue;
-    }
-    ++summary.resumed;
-    sink.finish(solution->label(), {verdict::skipped, "finished earlier"}, std::nullopt, true);
-  }
-  std::map<std::size_t, started_ahead> ahead; // destroyed on an error: processes never opened are killed
-  const int depth = prestart_depth(st);
-  for (std::size_t queue_idx = 0; queue_idx < queue.size(); ++queue_idx) {
-    const auto& [solution, solution_id] = queue[queue_idx];
-    sink.start(solution->label());
-    std::optional<detail::started_candidate> mine;
-    std::int64_t eval_id = 0;
-    if (auto it = ahead.find(queue_idx); it != ahead.end()) {
-      eval_id = it->second.eval_id;
-      mine = std::move(it->second.candidate);
-      ahead.erase(it);
-    } else {
-      eval_id = db.begin_evaluation(st.campaign.id, solution_id);
-    }
-    const auto next = [&, next_idx = queue_idx + 1] {
-      if (depth > 0 && reference && reference->ok) start_ahead(st, ctx, *reference, queue, next_idx, depth, ahead, db, runner);
-    };
-    const auto started = std::chrono::steady_clock::now();
-    store::evaluation_result result = evaluate_contained(st, problem, *solution, ctx, reference, eval_id, runner, std::move(mine), next);
-    result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    db.finish_evaluation(eval_id, result);
-    ++summary.evaluated;
-    sink.finish(solution->label(), result.result, result.speedup, false);
-  }
-  if (reference && reference->ok && !st.options.keep_outputs) detail::prune_reference(reference->dir);
+  return queue;
 }
 
 // Solutions the loop will run a candidate for, in the loop's order.
-std::vector<const catalog::solution*> to_build(const campaign_state& st, const catalog::suite& s,
-                                               const std::map<std::string, std::vector<const catalog::solution*>>& by_problem,
-                                               const std::map<std::string, std::int64_t>& problem_ids, store::store& db) {
+std::vector<const catalog::solution*> to_build(const std::vector<detail::queued_evaluation>& queue) {
   std::vector<const catalog::solution*> out;
-  for (const auto& [problem_id, group] : by_problem) {
-    if (s.find(problem_id)->shapes_for(st.device).empty()) continue;
-    for (const auto* solution : group)
-      if (solution->runs_on(st.device) &&
-          !db.finished_evaluation(st.campaign.id, solution_row(db, problem_ids.at(problem_id), *solution)))
-        out.push_back(solution);
-  }
+  for (const auto& item : queue)
+    if (item.runs_candidate()) out.push_back(item.solution);
   return out;
+}
+
+void run_queue(const campaign_state& st, detail::lookahead& queue, store::store& db, progress& sink, campaign_summary& summary) {
+  for (std::size_t idx = 0; idx < queue.size(); ++idx) {
+    sink.start(queue.at(idx).solution->label());
+    const auto started = std::chrono::steady_clock::now();
+    store::evaluation_result result = evaluate_contained(st, queue, idx);
+    result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    db.finish_evaluation(queue.eval_id(idx), result);
+    ++summary.evaluated;
+    sink.finish(queue.at(idx).solution->label(), result.result, result.speedup, false);
+    if (queue.last_of_problem(idx) && queue.reference_ready(idx) && !st.options.keep_outputs) {
+      const auto& reference = queue.reference(idx);
+      if (reference.ok) detail::prune_reference(reference.dir);
+    }
+  }
 }
 
 // Peaks only serve the pages' fraction of peak: a calibration that fails is a warning, never the
@@ -303,13 +271,15 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   calibrate_if_wanted(st, db, hardware_id, runner);
   st.campaign = open_campaign(st, s, db, hardware_id);
   const auto problem_ids = register_problems(st, s, db);
-  std::map<std::string, std::vector<const catalog::solution*>> by_problem;
-  for (const auto& solution : solutions) by_problem[solution.problem_id].push_back(&solution);
   campaign_summary summary{st.campaign.id, st.campaign.name, s.name, st.device, 0, 0};
   sink.begin(static_cast<std::int64_t>(solutions.size()), st.campaign.name);
+  std::map<std::string, detail::job_context> contexts;
+  auto queued = queue_evaluations(st, s, solutions, problem_ids, contexts, db, sink, summary);
   const detail::job_context build_ctx{st.options, st.paths, st.device, {}};
-  detail::prebuilder builds(build_ctx, to_build(st, s, by_problem, problem_ids, db), st.data_dir, detail::prebuild_workers());
-  for (const auto& [problem_id, group] : by_problem) run_problem(st, *s.find(problem_id), problem_ids.at(problem_id), group, db, runner, sink, summary);
+  detail::prebuilder builds(build_ctx, to_build(queued), st.data_dir, detail::prebuild_workers());
+  detail::lookahead queue(std::move(queued), prestart_depth(st),
+                          {db, runner, st.campaign.id, st.campaign.seeds, st.hardware.fingerprint, st.data_dir});
+  run_queue(st, queue, db, sink, summary);
   sink.end();
   db.set_campaign_status(st.campaign.id, "finished");
   return summary;

@@ -67,32 +67,57 @@ std::string error_line(const nlohmann::json& error) {
   return message;
 }
 
+reference_plan plan_reference(const job_context& ctx, const catalog::problem& problem,
+                              const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
+                              const fs::path& data_dir) {
+  reference_plan plan;
+  probe_setup probe = probe_for(ctx, {});
+  const std::string key = reference_key(ctx, reference_job(ctx, problem, seeds, "/"), problem, hardware_fingerprint, probe.enabled());
+  plan.dir = data_dir / "reference" / (problem.id + "-" + key);
+  if (read_events(plan.dir / "events.jsonl").done) {
+    ARB_DEBUG("reference", "{}: cached at {}", problem.id, plan.dir.string());
+    plan.cached = true;
+    return plan;
+  }
+  fs::remove_all(plan.dir);
+  fs::create_directories(plan.dir / "home");
+  fs::create_directories(plan.dir / "exchange"); // bound into candidates started while the reference runs
+  const fs::path job_file = plan.dir / "job.json";
+  write_json(job_file, reference_job(ctx, problem, seeds, plan.dir));
+  ARB_INFO("reference", "{}: running the reference ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
+  plan.spec = runner_spec(ctx, "reference", job_file, plan.dir, plan.dir / "home", cache_root(data_dir) / "_reference");
+  use_channel(plan.spec, plan.dir / "events.jsonl");
+  probe.out = plan.dir / "probe.json";
+  apply_probe(probe, plan.spec);
+  return plan;
+}
+
+std::unique_ptr<sandbox::started_process> start_reference(const reference_plan& plan, sandbox::process_runner& runner) {
+  if (plan.cached) return nullptr;
+  sandbox::process_spec spec = plan.spec;
+  spec.env["ARBITER_GATE_FD"] = std::to_string(sandbox::gate_fd);
+  return runner.start(spec);
+}
+
+reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandbox::started_process> started,
+                               sandbox::process_runner& runner) {
+  reference_run run;
+  run.dir = plan.dir;
+  run.ok = plan.cached;
+  if (plan.cached) return run;
+  run.started_ahead = started != nullptr;
+  const auto process = started ? started->finish() : runner.run(plan.spec);
+  run.gated_s = process.gated_s;
+  const runner_events events = read_events(plan.dir / "events.jsonl");
+  run.ok = events.done && process.end == sandbox::process_end::exited && process.exit_code == 0;
+  if (!run.ok) run.failure = "reference failed: " + failure_line(process, events) + " (log: " + (plan.dir / "log.txt").string() + ")";
+  return run;
+}
+
 reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem,
                                const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
                                const fs::path& data_dir, sandbox::process_runner& runner) {
-  reference_run run;
-  probe_setup probe = probe_for(ctx, {});
-  const std::string key = reference_key(ctx, reference_job(ctx, problem, seeds, "/"), problem, hardware_fingerprint, probe.enabled());
-  run.dir = data_dir / "reference" / (problem.id + "-" + key);
-  probe.out = run.dir / "probe.json";
-  if (read_events(run.dir / "events.jsonl").done) {
-    ARB_DEBUG("reference", "{}: cached at {}", problem.id, run.dir.string());
-    run.ok = true;
-    return run;
-  }
-  fs::remove_all(run.dir);
-  fs::create_directories(run.dir / "home");
-  const fs::path job_file = run.dir / "job.json";
-  write_json(job_file, reference_job(ctx, problem, seeds, run.dir));
-  ARB_INFO("reference", "{}: running the reference ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
-  auto spec = runner_spec(ctx, "reference", job_file, run.dir, run.dir / "home", cache_root(data_dir) / "_reference");
-  use_channel(spec, run.dir / "events.jsonl");
-  apply_probe(probe, spec);
-  const auto process = runner.run(spec);
-  const runner_events events = read_events(run.dir / "events.jsonl");
-  run.ok = events.done && process.end == sandbox::process_end::exited && process.exit_code == 0;
-  if (!run.ok) run.failure = "reference failed: " + failure_line(process, events) + " (log: " + (run.dir / "log.txt").string() + ")";
-  return run;
+  return finish_reference(plan_reference(ctx, problem, seeds, hardware_fingerprint, data_dir), nullptr, runner);
 }
 
 // Static facts come from a trusted process of their own that parses the sources, before the
@@ -164,7 +189,6 @@ started_candidate start_candidate(const job_context& ctx, const catalog::solutio
   copy_solution(solution, work);
   const fs::path job_file = eval_dir / "job.json";
   write_json(job_file, candidate_job(ctx, work / "kernel.py", ref_dir, eval_dir));
-  hand_over_sealed(ref_dir / "sealed", eval_dir / "sealed");
   started_candidate started;
   started.label = solution.label();
   started.eval_dir = eval_dir;
@@ -188,8 +212,18 @@ started_candidate start_candidate(const job_context& ctx, const catalog::solutio
   return started;
 }
 
-void open_candidate(started_candidate& started) {
-  if (started.process) started.process->open();
+void open_candidate(started_candidate& started, const fs::path& ref_dir) {
+  if (!started.process) return;
+  try {
+    hand_over_sealed(ref_dir / "sealed", started.eval_dir / "sealed");
+    receive_reference_files(started.spec.sandbox, started.eval_dir, ref_dir / "exchange");
+  } catch (const std::exception& e) { // fs errors too: the evaluation's verdict, never the campaign's end
+    started.process.reset(); // killed behind its closed gate: no candidate code ran
+    started.run.process.end = sandbox::process_end::failed_to_start;
+    started.run.process.error = std::string("handing over the reference's files: ") + e.what();
+    return;
+  }
+  started.process->open();
 }
 
 candidate_run finish_candidate(started_candidate& started) {
@@ -208,6 +242,7 @@ candidate_run finish_candidate(started_candidate& started) {
 candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const fs::path& ref_dir,
                             const fs::path& eval_dir, const fs::path& data_dir, sandbox::process_runner& runner) {
   started_candidate started = start_candidate(ctx, solution, ref_dir, eval_dir, data_dir, runner);
+  open_candidate(started, ref_dir);
   return finish_candidate(started);
 }
 

@@ -140,15 +140,23 @@ void prepare_candidate_files(const sandbox::isolation& isolation, const candidat
     own_tree(paths.cache_dir, isolation);
     for (const char* folder : {"outputs", "timing"})
       if (candidate) own_tree(paths.own_dir / folder, isolation);
-    if (candidate) own_folders(paths.own_dir / "sealed", isolation);
     if (!candidate) { // a candidate's events come over the channel into the orchestrator's own file (use_channel)
       const fs::path events = paths.own_dir / "events.jsonl";
       if (!std::ofstream(events, std::ios::app)) ARB_THROW(io_error, "sandbox: cannot create " + events.string());
       change_owner(events, isolation);
     }
-    if (!paths.exchange.empty()) readable_tree(paths.exchange);
   } catch (const fs::filesystem_error& e) {
     ARB_THROW(io_error, std::string("sandbox: preparing ") + paths.own_dir.string() + ": " + e.what());
+  }
+}
+
+void receive_reference_files(const sandbox::isolation& isolation, const fs::path& own_dir, const fs::path& exchange) {
+  if (!isolation.enabled || ::geteuid() != 0) return;
+  try {
+    own_folders(own_dir / "sealed", isolation);
+    readable_tree(exchange);
+  } catch (const fs::filesystem_error& e) {
+    ARB_THROW(io_error, std::string("sandbox: handing over ") + exchange.string() + ": " + e.what());
   }
 }
 

@@ -33,7 +33,8 @@ def _walls(db):
 
 
 # --prestart 2: each candidate process is started two evaluations ahead and waits behind its gate
-# while a fault (a hang among them) runs; every verdict must come out the same.
+# while a fault (a hang among them) runs, the first two beside the reference; every verdict must
+# come out the same.
 @pytest.mark.parametrize("prestart", ["0", "2"])
 def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path, prestart):
     solutions = _solutions(tmp_path)
@@ -50,9 +51,48 @@ def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path
     ahead = [name for name, wall in walls.items() if wall.get("started_ahead")]
     if prestart == "0":
         assert ahead == []
-    else:  # all but the first, which ran the reference before any could start
-        assert sorted(ahead) == sorted(list(walls)[1:])
+    else:
+        assert sorted(ahead) == sorted(walls)
         assert all(walls[name]["candidate_gated_s"] > 0 for name in ahead)
+    first = list(walls.values())[0]
+    assert first["reference_s"] > 0 and first["reference_started_ahead"] is False
+    assert all("reference_s" not in wall for wall in list(walls.values())[1:])
+
+
+def _broken_reference_suite(tmp_path):
+    """scale_add, and zz_broken: the same problem whose reference raises; two passing solutions each."""
+    suite = tmp_path / "suite"
+    shutil.copytree(CORPUS / "suite", suite)
+    broken = suite / "zz_broken"
+    shutil.copytree(suite / "scale_add", broken)
+    (broken / "problem.toml").write_text((broken / "problem.toml").read_text().replace('"scale_add"', '"zz_broken"'))
+    reference = (broken / "reference.py").read_text()
+    (broken / "reference.py").write_text(reference.replace("return 2.0 * a + b", 'raise RuntimeError("the reference is broken")'))
+    solutions = tmp_path / "solutions"
+    for problem in ("scale_add", "zz_broken"):
+        for model in ("correct", "zz_correct_after_faults"):
+            shutil.copytree(CORPUS / model, solutions / problem / model, ignore=shutil.ignore_patterns("expect.toml"))
+    return suite, solutions
+
+
+# The next problem's reference and first candidate start behind their gates while the previous
+# problem's last candidate runs; a reference that then fails ends its own problem's evaluations only.
+def test_a_reference_started_ahead_that_fails_crashes_its_problem_and_no_other(arbiter, tmp_path):
+    suite, solutions = _broken_reference_suite(tmp_path)
+    arbiter.run("eval", str(suite), "--solutions", str(solutions), "--db", arbiter.db,
+                "--device", arbiter.device, "--max-time", "0.3", "--prestart", "2")
+    got = arbiter.evaluations()
+    for model in ("correct", "zz_correct_after_faults"):
+        assert got[("scale_add", model, 0)]["verdict"] == "passed", got
+        broken = got[("zz_broken", model, 0)]
+        assert broken["verdict"] == "crashed" and "reference failed" in broken["reason"], broken
+        assert "the reference is broken" in broken["reason"]
+    with sqlite3.connect(arbiter.db) as conn:
+        walls = [json.loads(d).get("wall", {}) for (d,) in conn.execute("SELECT details_json FROM evaluation ORDER BY id")]
+    assert [wall.get("started_ahead") for wall in walls[:2]] == [True, True]
+    assert walls[0]["reference_started_ahead"] is False
+    assert walls[2]["reference_started_ahead"] is True and walls[2]["reference_gated_s"] > 0
+    assert "reference_s" not in walls[3]
 
 
 def test_show_prints_verdict_reason_and_log(arbiter, tmp_path):

@@ -17,12 +17,35 @@ namespace arbiter::pipeline::detail {
 struct reference_run {
   std::filesystem::path dir;
   bool ok = false;
-  std::string failure; ///< one line, when !ok
+  std::string failure;       ///< one line, when !ok
+  bool started_ahead = false; ///< its process was started behind its gate before its turn
+  double gated_s = 0;         ///< how long that process waited at its gate
 };
 
-/// Runs the reference in a clean process unless a completed run with the same key is cached under
-/// data_dir/reference/. The key covers the problem's content hash, device, seeds, shapes, timing
-/// settings and hardware fingerprint.
+/// A problem's reference before it runs: its folder under data_dir/reference/, keyed by the
+/// problem's content hash, device, seeds, shapes, timing settings and hardware fingerprint.
+struct reference_plan {
+  std::filesystem::path dir;
+  bool cached = false;       ///< a completed run with the same key is there: nothing to run
+  sandbox::process_spec spec; ///< the reference process, when !cached
+};
+
+/// Finds a cached run, else makes the folder afresh (its job file, and an empty exchange/ that
+/// candidate processes started before the reference finishes bind read-only). Throws io_error.
+reference_plan plan_reference(const job_context& ctx, const catalog::problem& problem,
+                              const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
+                              const std::filesystem::path& data_dir);
+
+/// Starts a planned reference's process behind its gate (docs/protocol.md, "The gate"); null when
+/// the plan is cached.
+std::unique_ptr<sandbox::started_process> start_reference(const reference_plan& plan, sandbox::process_runner& runner);
+
+/// Runs the reference to its end — opening the gate of `started` when given, else in a process
+/// of its own — and reads whether it completed; a cached plan is ok at once.
+reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandbox::started_process> started,
+                               sandbox::process_runner& runner);
+
+/// plan_reference and finish_reference: the reference in a clean process unless cached.
 reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem,
                                const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
                                const std::filesystem::path& data_dir, sandbox::process_runner& runner);
@@ -48,16 +71,19 @@ struct started_candidate {
 };
 
 /// run_candidate's first half: everything up to a process waiting at its gate (ARBITER_GATE_FD).
-/// Throws io_error when the solution's files cannot be copied.
+/// The reference in ref_dir may still be running (its exchange/ must exist): what the candidate
+/// takes from it comes with open_candidate. Throws io_error when the solution's files cannot be copied.
 started_candidate start_candidate(const job_context& ctx, const catalog::solution& solution,
                                   const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
                                   const std::filesystem::path& data_dir, sandbox::process_runner& runner);
 
-/// Opens a started candidate's gate without waiting: it runs while the caller starts the next ones.
-void open_candidate(started_candidate& started);
+/// Once the reference in ref_dir has finished: hands the candidate its sealed sets and the
+/// sandbox user the exchange, then opens the gate without waiting, so that the candidate runs
+/// while the caller starts the next ones. A hand-over that fails kills the waiting process and
+/// becomes its failed start, which finish_candidate reports.
+void open_candidate(started_candidate& started, const std::filesystem::path& ref_dir);
 
-/// run_candidate's second half: opens the gate unless open_candidate did and waits for the
-/// process's end. Once per start.
+/// run_candidate's second half: waits for the process's end (open_candidate first). Once per start.
 candidate_run finish_candidate(started_candidate& started);
 
 /// Copies the solution into eval_dir/work (its private cwd) and runs it in a fresh process with the

@@ -36,11 +36,18 @@ uid_t sandbox_uid_for(const std::filesystem::path& model_cache);
 /// the interpreter, the database's folder. Scratch: /tmp, /var/tmp, /dev/shm.
 sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_paths& paths);
 
-/// Before the run, as root: own_dir traversable, its work/ (and for a candidate outputs/ and
-/// timing/; for a build events.jsonl) and the cache owned by the sandbox user, the exchange
-/// readable by all. A candidate's events.jsonl stays the orchestrator's (use_channel). Does
-/// nothing when the isolation is off or arbiter is not root. Throws io_error with the path.
+/// Before the start, as root: own_dir traversable, its work/ (and for a candidate outputs/ and
+/// timing/; for a build events.jsonl) and the cache owned by the sandbox user. A candidate's
+/// events.jsonl stays the orchestrator's (use_channel). Does nothing when the isolation is off or
+/// arbiter is not root. Throws io_error with the path.
 void prepare_candidate_files(const sandbox::isolation& isolation, const candidate_paths& paths, bool candidate);
+
+/// Once the reference has finished and its sealed sets are in own_dir/sealed, before the gate
+/// opens, as root: the sealed folders owned by the sandbox user (the runner empties them; the
+/// hard-linked files stay read-only to it) and the exchange readable by all. Does nothing when
+/// the isolation is off or arbiter is not root. Throws io_error with the path.
+void receive_reference_files(const sandbox::isolation& isolation, const std::filesystem::path& own_dir,
+                             const std::filesystem::path& exchange);
 
 /// For an evaluation's details: {"requested", "applied", "uid", "note"}; the note says what was
 /// done without (or "disabled by --no-sandbox").
