@@ -5,8 +5,9 @@ evaluations in a row, as when many models answer it), evaluates the suite once p
 value into a database of its own, and prints one markdown row per value: evaluations, the median
 and range of each evaluation's wall time without its problem's reference run (what one more
 model's solution costs), and the median time a candidate process stood started before its turn;
-then, per problem and shape, the candidates' median device and host times under each value (the
-next candidates start up while one is timed: what that does to its numbers).
+then, per problem and shape, the passing candidates' median device and host times and the
+baseline's (the reference's timing) under each value (the next candidates start up while one is
+timed, and beside the reference: what that does to their numbers).
 
     python3 bench/throughput/prestart.py --arbiter build/dev/bin/arbiter \\
         --suite tests/corpus/kernelbench/level1 --solutions tests/corpus/kernelbench/solutions \\
@@ -45,14 +46,20 @@ def _walls(db):
 
 
 def _times(db):
-    """{(problem, shape): ([median_ms…], [host_median_ms…])} of the passing candidates."""
+    """{(problem, shape, role): ([median_ms…], [host_median_ms…])} of the passing evaluations: the
+    candidates', and the baseline's (the reference's own timing, once per problem)."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT p.key, m.shape, m.median_ms, m.host_median_ms FROM measurement m "
+        rows = conn.execute("SELECT DISTINCT e.id, p.key, m.shape, m.role, m.median_ms, m.host_median_ms FROM measurement m "
                             "JOIN evaluation e ON e.id = m.evaluation_id JOIN solution s ON s.id = e.solution_id "
-                            "JOIN problem p ON p.id = s.problem_id WHERE m.role = 'candidate' AND e.verdict = 'passed'").fetchall()
+                            "JOIN problem p ON p.id = s.problem_id WHERE e.verdict = 'passed'").fetchall()
     out = {}
-    for problem, shape, median_ms, host_ms in rows:
-        device, host = out.setdefault((problem, shape), ([], []))
+    seen_baselines = set()
+    for _eval_id, problem, shape, role, median_ms, host_ms in rows:
+        if role == "baseline":  # every evaluation of a problem stores its reference's: count it once
+            if (problem, shape) in seen_baselines:
+                continue
+            seen_baselines.add((problem, shape))
+        device, host = out.setdefault((problem, shape, role), ([], []))
         device.append(median_ms)
         if host_ms is not None:
             host.append(host_ms)
@@ -96,11 +103,11 @@ def main():
         print(f"| {prestart} | {len(walls)} | {verdicts} | {campaign_s:.1f} | {statistics.median(after):.2f} "
               f"({min(after):.2f}–{max(after):.2f}) | {len(ahead)} | {gated:.2f} |", flush=True)
     median = lambda values: f"{statistics.median(values):.4f}" if values else "—"
-    print("\n| problem | shape | " + " | ".join(f"--prestart {p}: time ms (host ms)" for p in times) + " |")
-    print("|---|---|" + "---:|" * len(times))
+    print("\n| problem | shape | timed | " + " | ".join(f"--prestart {p}: time ms (host ms)" for p in times) + " |")
+    print("|---|---|---|" + "---:|" * len(times))
     for key in sorted({key for per in times.values() for key in per}):
         cells = [f"{median(per.get(key, ([], []))[0])} ({median(per.get(key, ([], []))[1])})" for per in times.values()]
-        print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+        print(f"| {key[0]} | {key[1]} | {key[2]} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
