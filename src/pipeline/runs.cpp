@@ -84,7 +84,7 @@ reference_plan plan_reference(const job_context& ctx, const catalog::problem& pr
   fs::create_directories(plan.dir / "exchange"); // bound into candidates started while the reference runs
   const fs::path job_file = plan.dir / "job.json";
   write_json(job_file, reference_job(ctx, problem, seeds, plan.dir));
-  ARB_INFO("reference", "{}: running the reference ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
+  plan.label = fmt::format("{} ({} shapes × {} seeds)", problem.id, ctx.shapes.size(), seeds.size());
   plan.spec = runner_spec(ctx, "reference", job_file, plan.dir, plan.dir / "home", cache_root(data_dir) / "_reference");
   use_channel(plan.spec, plan.dir / "events.jsonl");
   probe.out = plan.dir / "probe.json";
@@ -106,6 +106,7 @@ reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandb
   run.ok = plan.cached;
   if (plan.cached) return run;
   run.started_ahead = started != nullptr;
+  ARB_INFO("reference", "{}: running the reference{}", plan.label, run.started_ahead ? ", started ahead" : "");
   const auto process = started ? started->finish() : runner.run(plan.spec);
   run.gated_s = process.gated_s;
   const runner_events events = read_events(plan.dir / "events.jsonl");

@@ -28,6 +28,7 @@ struct reference_plan {
   std::filesystem::path dir;
   bool cached = false;       ///< a completed run with the same key is there: nothing to run
   sandbox::process_spec spec; ///< the reference process, when !cached
+  std::string label;          ///< for the log: the problem, its shapes and seeds
 };
 
 /// Finds a cached run, else makes the folder afresh (its job file, and an empty exchange/ that
