@@ -55,7 +55,7 @@ command eval_command() {
                          "Keep every tensor bundle (by default those of 16 MiB and more are removed once judged)")
                 ->envname("ARBITER_KEEP_OUTPUTS");
             app.add_option("--prestart", args->options.prestart,
-                           "Start this many of a problem's next candidate processes ahead, behind a gate (default: 2 on cuda, 0 on cpu)")
+                           "Start this many of the next candidate processes ahead, behind a gate, with their problems' references (default: 2 on cuda, 0 on cpu)")
                 ->check(CLI::Range(0, 16))
                 ->envname("ARBITER_PRESTART");
             // Callbacks run in this order, so a --calibrate given on the command line wins over ARBITER_NO_CALIBRATE.
