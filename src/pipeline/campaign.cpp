@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <map>
 #include <random>
 
@@ -154,7 +153,7 @@ store::evaluation_result evaluate_contained(const campaign_state& st, detail::lo
     return evaluate(st, queue, idx);
   } catch (const std::exception& e) {
     store::evaluation_result r;
-    r.artifacts_dir = (st.data_dir / "evals" / std::to_string(queue.eval_id(idx))).string();
+    r.artifacts_dir = queue.eval_dir(idx).string();
     r.result = {verdict::crashed, std::string("arbiter failed while evaluating: ") + e.what()};
     ARB_WARN("eval", "{} / {}: {}", queue.at(idx).problem->id, queue.at(idx).solution->model, r.result.reason);
     return r;
