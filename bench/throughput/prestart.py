@@ -49,12 +49,12 @@ def _times(db):
     """{(problem, shape, role): ([median_ms…], [host_median_ms…])} of the passing evaluations: the
     candidates', and the baseline's (the reference's own timing, once per problem)."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT DISTINCT e.id, p.key, m.shape, m.role, m.median_ms, m.host_median_ms FROM measurement m "
+        rows = conn.execute("SELECT p.key, m.shape, m.role, m.median_ms, m.host_median_ms FROM measurement m "
                             "JOIN evaluation e ON e.id = m.evaluation_id JOIN solution s ON s.id = e.solution_id "
                             "JOIN problem p ON p.id = s.problem_id WHERE e.verdict = 'passed'").fetchall()
     out = {}
     seen_baselines = set()
-    for _eval_id, problem, shape, role, median_ms, host_ms in rows:
+    for problem, shape, role, median_ms, host_ms in rows:
         if role == "baseline":  # every evaluation of a problem stores its reference's: count it once
             if (problem, shape) in seen_baselines:
                 continue

@@ -3,9 +3,9 @@
 #include "detail/lookahead.hpp"
 
 #include "arbiter/store/store.hpp"
+#include "../runtime/test_dir.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <deque>
@@ -93,9 +93,6 @@ std::unique_ptr<sandbox::started_process> fake_runner::start(const sandbox::proc
 class lookahead_fixture : public ::testing::Test {
 protected:
   void SetUp() override {
-    m_root = fs::temp_directory_path() / ("arbiter_lookahead_" + std::to_string(::getpid()));
-    fs::remove_all(m_root);
-    fs::create_directories(m_root);
     m_options.sandbox = false;
     m_options.python = "python3";
     m_db = store::open_store((m_root / "r.db").string());
@@ -108,8 +105,6 @@ protected:
     wanted.seeds = {1, 2};
     m_campaign = m_db->open_campaign(wanted);
   }
-  void TearDown() override { fs::remove_all(m_root); }
-
   void add_problem(const std::string& id, const std::vector<std::string>& models) {
     auto& problem = m_problems.emplace_back();
     problem.id = id;
@@ -150,7 +145,8 @@ protected:
     detail::finish_candidate(*own);
   }
 
-  fs::path m_root;
+  runtime::test_support::process_dir m_dir{"arbiter_lookahead_"};
+  const fs::path m_root = m_dir.path();
   eval_options m_options;
   runner_paths m_paths;
   std::unique_ptr<store::store> m_db;
