@@ -4,7 +4,8 @@ Copies each solution of a solutions folder into `--copies` models (m0, m1, …: 
 evaluations in a row, as when many models answer it), evaluates the suite once per --prestart
 value into a database of its own, and prints one markdown row per value: evaluations, the median
 and range of each evaluation's wall time without its problem's reference run (what one more
-model's solution costs), and the median time a candidate process stood started before its turn;
+model's solution costs), the median time a candidate process stood started before its turn, and
+the time evaluations waited for their solutions' builds (the GPU idle for compiles);
 then, per problem and shape, the passing candidates' median device and host times and the
 baseline's (the reference's timing) under each value (the next candidates start up while one is
 timed, and beside the reference: what that does to their numbers).
@@ -41,7 +42,8 @@ def _walls(db):
     for wall_s, details, verdict in rows:
         wall = json.loads(details or "{}").get("wall", {})
         out.append({"after_reference_s": wall_s - wall.get("reference_s", 0.0), "verdict": verdict,
-                    "gated_s": wall.get("candidate_gated_s", 0.0), "ahead": bool(wall.get("started_ahead"))})
+                    "gated_s": wall.get("candidate_gated_s", 0.0), "ahead": bool(wall.get("started_ahead")),
+                    "build_wait_s": wall.get("build_wait_s", 0.0)})
     return out
 
 
@@ -91,8 +93,8 @@ def main():
     parser.add_argument("--work", default="/tmp/prestart")
     args = parser.parse_args()
     solutions = _copies(args.solutions, args.copies, os.path.join(args.work, "solutions"))
-    print("| --prestart | evaluations | verdicts | campaign s | wall per evaluation without the reference, median (range) s | started ahead | gated median s |")
-    print("|---:|---:|---|---:|---|---:|---:|")
+    print("| --prestart | evaluations | verdicts | campaign s | wall per evaluation without the reference, median (range) s | started ahead | gated median s | waited for builds, s in all (evaluations) |")
+    print("|---:|---:|---|---:|---|---:|---:|---:|")
     times = {}
     for prestart in (int(v) for v in args.prestart.split(",")):
         campaign_s, walls, times[prestart] = _run(args, prestart, solutions)
@@ -100,8 +102,9 @@ def main():
         verdicts = ", ".join(f"{v} {sum(w['verdict'] == v for w in walls)}" for v in sorted({w["verdict"] for w in walls}))
         ahead = [w for w in walls if w["ahead"]]
         gated = statistics.median(w["gated_s"] for w in ahead) if ahead else 0.0
+        waits = [w["build_wait_s"] for w in walls if w["build_wait_s"] >= 0.01]
         print(f"| {prestart} | {len(walls)} | {verdicts} | {campaign_s:.1f} | {statistics.median(after):.2f} "
-              f"({min(after):.2f}–{max(after):.2f}) | {len(ahead)} | {gated:.2f} |", flush=True)
+              f"({min(after):.2f}–{max(after):.2f}) | {len(ahead)} | {gated:.2f} | {sum(waits):.1f} ({len(waits)}) |", flush=True)
     median = lambda values: f"{statistics.median(values):.4f}" if values else "—"
     print("\n| problem | shape | timed | " + " | ".join(f"--prestart {p}: time ms (host ms)" for p in times) + " |")
     print("|---|---|---|" + "---:|" * len(times))

@@ -58,6 +58,11 @@ command eval_command() {
                            "Start this many of the next candidate processes ahead, behind a gate, with their problems' references (default: 2 on cuda, 0 on cpu)")
                 ->check(CLI::Range(0, 16))
                 ->envname("ARBITER_PRESTART");
+            app.add_option("--prebuild", args->options.prebuild,
+                           "Build every solution on CPU cores ahead of its turn: on (each candidate waits for its build), off, or "
+                           "auto (on; the wait only with torch 2.1 and later, whose load_inline reuses a build)")
+                ->check(CLI::IsMember({"auto", "on", "off"}))
+                ->envname("ARBITER_PREBUILD");
             // Callbacks run in this order, so a --calibrate given on the command line wins over ARBITER_NO_CALIBRATE.
             app.add_flag_callback("--no-calibrate", [args] { args->options.calibrate = pipeline::calibration::no; },
                                   "Never measure the hardware's peaks (see arbiter calibrate)")

@@ -40,6 +40,7 @@ struct campaign_state {
   store::hardware_record hardware;
   store::campaign_record campaign;
   fs::path data_dir;
+  detail::build_policy builds; ///< --prebuild
 };
 
 std::vector<std::uint64_t> draw_seeds(int count) {
@@ -53,7 +54,8 @@ std::vector<std::uint64_t> draw_seeds(int count) {
 nlohmann::json campaign_config(const eval_options& o, const std::string& device) {
   return {{"suite_dir", o.suite_dir.string()}, {"solutions_dir", o.solutions_dir.string()}, {"device", device},
           {"num_seeds", o.num_seeds}, {"timeout_s", o.timeout_s}, {"weights_seed", o.weights_seed},
-          {"python", o.python}, {"models", o.models}, {"problems", o.problems}, {"sandbox", o.sandbox}};
+          {"python", o.python}, {"models", o.models}, {"problems", o.problems}, {"sandbox", o.sandbox},
+          {"prebuild", o.prebuild}};
 }
 
 store::campaign_record open_campaign(campaign_state& st, const catalog::suite& s, store::store& db, std::int64_t hardware_id) {
@@ -91,7 +93,14 @@ private:
   std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
-store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& queue, std::size_t idx) {
+nlohmann::json build_record(const detail::build_wait& build) {
+  nlohmann::json out{{"ok", build.outcome.ok}, {"s", build.outcome.build_s}, {"waited_s", build.waited_s}, {"by", build.by}};
+  if (!build.outcome.ok) out["error"] = build.outcome.error;
+  return out;
+}
+
+store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& queue, detail::prebuilder& builds,
+                                  std::size_t idx) {
   const detail::queued_evaluation& item = queue.at(idx);
   store::evaluation_result r;
   const fs::path eval_dir = queue.eval_dir(idx);
@@ -122,6 +131,9 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
   wall["started_ahead"] = ahead.has_value();
   detail::started_candidate own = ahead ? std::move(*ahead)
                                         : detail::start_candidate(*item.ctx, *item.solution, reference.dir, eval_dir, st.data_dir, queue.runner());
+  // No compile on the GPU's time: the candidate imports its solution once the build is done.
+  const detail::build_wait build = st.builds.wait ? builds.wait_for(*item.solution) : detail::build_wait{};
+  if (!build.by.empty()) wall["build_wait_s"] = build.waited_s;
   detail::open_candidate(own, reference.dir);
   queue.start_after(idx); // the next candidates' start-up overlaps this one's run
   const auto run = detail::finish_candidate(own);
@@ -131,6 +143,7 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
   auto j = detail::judge(*item.ctx, *item.problem, run, reference.dir, eval_dir);
   wall["judge_s"] = clock.lap();
   j.details["sandbox"] = run.sandbox;
+  if (!build.by.empty()) j.details["build"] = build_record(build);
   if (!st.options.keep_outputs)
     if (const auto p = detail::prune_bundles(eval_dir); p.files > 0)
       j.details["pruned_bundles"] = {{"files", p.files}, {"bytes", p.bytes}};
@@ -148,9 +161,10 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
 
 // An error of arbiter's own while evaluating one solution (a file it cannot write, evidence it cannot
 // parse) ends that evaluation as crashed, with the error, and the campaign goes on to the next.
-store::evaluation_result evaluate_contained(const campaign_state& st, detail::lookahead& queue, std::size_t idx) {
+store::evaluation_result evaluate_contained(const campaign_state& st, detail::lookahead& queue,
+                                            detail::prebuilder& builds, std::size_t idx) {
   try {
-    return evaluate(st, queue, idx);
+    return evaluate(st, queue, builds, idx);
   } catch (const std::exception& e) {
     store::evaluation_result r;
     r.artifacts_dir = queue.eval_dir(idx).string();
@@ -220,11 +234,12 @@ std::vector<const catalog::solution*> to_build(const std::vector<detail::queued_
   return out;
 }
 
-void run_queue(const campaign_state& st, detail::lookahead& queue, store::store& db, progress& sink, campaign_summary& summary) {
+void run_queue(const campaign_state& st, detail::lookahead& queue, detail::prebuilder& builds, store::store& db,
+               progress& sink, campaign_summary& summary) {
   for (std::size_t idx = 0; idx < queue.size(); ++idx) {
     sink.start(queue.at(idx).solution->label());
     const auto started = std::chrono::steady_clock::now();
-    store::evaluation_result result = evaluate_contained(st, queue, idx);
+    store::evaluation_result result = evaluate_contained(st, queue, builds, idx);
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     db.finish_evaluation(queue.eval_id(idx), result);
     ++summary.evaluated;
@@ -261,6 +276,10 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   const doctor::environment env = doctor::probe_environment(st.options.python);
   st.device = choose_device(options.device, env);
   st.hardware = doctor::hardware_for(env, st.device);
+  st.builds = detail::build_policy_for(options.prebuild, env.python.torch_version);
+  if (st.builds.stage && !st.builds.wait)
+    ARB_INFO("build", "candidates do not wait for their builds: torch {} rewrites load_inline's sources at every "
+                      "import, so a finished build is compiled again (--prebuild on waits anyway)", env.python.torch_version);
   const catalog::suite s = catalog::load_suite(options.suite_dir);
   std::vector<std::string> ignored;
   const auto solutions = catalog::load_solutions(options.solutions_dir, s, {options.models, options.problems}, &ignored);
@@ -275,10 +294,13 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   std::map<std::string, detail::job_context> contexts;
   auto queued = queue_evaluations(st, s, solutions, problem_ids, contexts, db, sink, summary);
   const detail::job_context build_ctx{st.options, st.paths, st.device, {}};
-  detail::prebuilder builds(build_ctx, to_build(queued), st.data_dir, detail::prebuild_workers());
+  detail::prebuilder builds(st.builds.stage ? to_build(queued) : std::vector<const catalog::solution*>{},
+                            detail::prebuild_workers(), [&](const catalog::solution& solution) {
+    return detail::build_solution(build_ctx, solution, st.data_dir);
+  });
   detail::lookahead queue(std::move(queued), prestart_depth(st),
                           {db, runner, st.campaign.id, st.campaign.seeds, st.hardware.fingerprint, st.data_dir});
-  run_queue(st, queue, db, sink, summary);
+  run_queue(st, queue, builds, db, sink, summary);
   sink.end();
   db.set_campaign_status(st.campaign.id, "finished");
   return summary;

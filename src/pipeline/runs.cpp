@@ -51,12 +51,12 @@ fs::path cache_root(const fs::path& data_dir) {
   return data_dir / "cache";
 }
 
-namespace {
-
 std::string failure_line(const sandbox::process_result& process, const runner_events& events) {
   if (events.error) return error_line(*events.error);
   return sandbox::describe(process) + " before finishing";
 }
+
+namespace {
 
 } // namespace
 

@@ -24,22 +24,23 @@ def _solutions(tmp_path):
     return tmp_path / "solutions"
 
 
-def _walls(db):
-    """details.wall of every evaluation, keyed by model, in the order they ran."""
+def _details(db, key):
+    """details[key] of every evaluation, keyed by model, in the order they ran."""
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT m.name, e.details_json FROM evaluation e JOIN solution s ON s.id = e.solution_id "
                             "JOIN model m ON m.id = s.model_id ORDER BY e.id").fetchall()
-    return {name: json.loads(details).get("wall", {}) for name, details in rows}
+    return {name: json.loads(details).get(key, {}) for name, details in rows}
 
 
 # --prestart 2: each candidate process is started two evaluations ahead and waits behind its gate
 # while a fault (a hang among them) runs, the first two beside the reference; every verdict must
-# come out the same.
-@pytest.mark.parametrize("prestart", ["0", "2"])
-def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path, prestart):
+# come out the same, with the build stage (--prebuild on) and without it.
+@pytest.mark.parametrize("prestart,prebuild", [("0", "off"), ("2", "on")])
+def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path, prestart, prebuild):
     solutions = _solutions(tmp_path)
     arbiter.run("eval", str(CORPUS / "suite"), "--solutions", str(solutions), "--db", arbiter.db,
-                "--device", arbiter.device, "--timeout", "40", "--max-time", "0.3", "--prestart", prestart)
+                "--device", arbiter.device, "--timeout", "40", "--max-time", "0.3", "--prestart", prestart,
+                "--prebuild", prebuild)
     got = arbiter.evaluations()
     for case in _cases():
         expect = tomllib.loads((case / "expect.toml").read_text())
@@ -47,7 +48,20 @@ def test_every_fault_gets_its_verdict_and_the_campaign_goes_on(arbiter, tmp_path
         assert row["verdict"] == expect["verdict"], f"{case.name}: {row}"
         assert expect.get("reason", "") in row["reason"], f"{case.name}: {row['reason']!r}"
         assert row["status"] == "done"
-    walls = _walls(arbiter.db)
+    # With the build stage, every candidate's gate opened after its solution's build; a build that
+    # failed says why, as its candidate's verdict does. Without it, no evaluation waited for one.
+    builds = _details(arbiter.db, "build")
+    walls = _details(arbiter.db, "wall")
+    if prebuild == "off":
+        assert builds == {name: {} for name in walls}
+        assert not [name for name, wall in walls.items() if "build_wait_s" in wall]
+    for case in _cases() if prebuild == "on" else []:
+        build = builds[case.name]
+        assert build["by"] in ("stage", "turn") and build["waited_s"] >= 0, f"{case.name}: {build}"
+        assert build["ok"] == (case.name != "compile_error"), f"{case.name}: {build}"
+        assert walls[case.name]["build_wait_s"] == build["waited_s"]
+    if prebuild == "on":
+        assert "SyntaxError" in builds["compile_error"]["error"]
     ahead = [name for name, wall in walls.items() if wall.get("started_ahead")]
     if prestart == "0":
         assert ahead == []

@@ -61,6 +61,10 @@ struct eval_options {
   /// (docs/measurement.md, "Throughput"); -1 = 2 on cuda, 0 on cpu (where a second interpreter's
   /// start-up would share the CPU that the timed candidate is measured on).
   int prestart = -1;
+  /// --prebuild: the build stage (src/pipeline/detail/prebuild.hpp) "on" (candidates wait for their
+  /// builds), "off", or "auto": the stage, and the wait where the Python environment's torch reuses a
+  /// build at import (2.1 and later).
+  std::string prebuild = "auto";
 };
 
 /// Where the runner's pieces live: the Python package folder and the C runtime library.

@@ -122,4 +122,7 @@ void hand_over_sealed(const std::filesystem::path& from, const std::filesystem::
 /// "<Type>: <message>" of an error event, shortened to one line.
 std::string error_line(const nlohmann::json& error);
 
+/// Why a runner process did not finish: its error event's line, else how the process ended.
+std::string failure_line(const sandbox::process_result& process, const runner_events& events);
+
 } // namespace arbiter::pipeline::detail
