@@ -271,7 +271,7 @@ void calibrate_if_wanted(const campaign_state& st, store::store& db, std::int64_
 
 campaign_summary run_campaign(const eval_options& options, store::store& db, sandbox::process_runner& runner, progress& sink) {
   campaign_state st{options, locate_runner(), "", {}, {},
-                    fs::absolute(options.data_dir.empty() ? fs::path(options.db + ".d") : options.data_dir)};
+                    fs::absolute(options.data_dir.empty() ? fs::path(options.db + ".d") : options.data_dir), {}};
   if (st.options.python.empty()) st.options.python = doctor::find_python();
   const doctor::environment env = doctor::probe_environment(st.options.python);
   st.device = choose_device(options.device, env);
