@@ -56,10 +56,6 @@ std::string failure_line(const sandbox::process_result& process, const runner_ev
   return sandbox::describe(process) + " before finishing";
 }
 
-namespace {
-
-} // namespace
-
 std::string error_line(const nlohmann::json& error) {
   std::string message = error.value("type", "Error") + ": " + error.value("message", "");
   if (const auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);
