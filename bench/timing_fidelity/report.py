@@ -28,6 +28,7 @@ METHODS = (
     ("cupti_span", "CUPTI span (first kernel start to last kernel end)"),
     ("cupti_sustained", "CUPTI kernel time with the calls paced as arbiter paces them (after its warm-up; the state arbiter samples in)"),
     ("arbiter_cupti", "arbiter device time (CUPTI spans of its timed samples; what `arbiter eval` reports on cuda)"),
+    ("arbiter_plain", "arbiter device time as a plain median of the same spans (one of the GPU timer's readings)"),
     ("arbiter_busy", "CUPTI kernel time in arbiter's process (the same samples' kernel durations summed)"),
     ("arbiter", "arbiter held events (the runtime's median_ms)"),
     ("arbiter_host", "arbiter host latency"),
@@ -112,6 +113,15 @@ def _arbiter_clocks(runs):
     return out
 
 
+def _timer_steps(workload_runs):
+    """The GPU timer's steps read from the timestamps: by arbiter's probe in its processes, by the
+    profiler in the baselines' (stepped.py)."""
+    def steps(runs, methods):
+        return sorted({(run.get(m) or {}).get("timer_step_ns") for run in runs for m in methods} - {None})
+    return {"arbiter": steps(workload_runs["arbiter"], ("arbiter_probe",)),
+            "profiler": steps(workload_runs["baselines"], ("cupti", "cupti_sustained"))}
+
+
 def summarize(workload_runs):
     """{method: row} for one workload's {"arbiter": [...], "baselines": [...]} process results."""
     baselines = workload_runs["baselines"]
@@ -124,6 +134,7 @@ def summarize(workload_runs):
     do_bench, do_bench_why = _pick(baselines, "do_bench", "median_ms")
     arbiter_cupti, arbiter_cupti_why = _pick(workload_runs["arbiter"], "arbiter_probe", "median_ms")
     arbiter_busy, arbiter_busy_why = _pick(workload_runs["arbiter"], "arbiter_probe", "busy_median_ms")
+    arbiter_plain, arbiter_plain_why = _pick(workload_runs["arbiter"], "arbiter_probe", "plain_median_ms")
     host_why = arbiter_why or ["the runtime's timing JSON has no host latency key"]
     summary = {
         "reference_ms": reference,
@@ -131,7 +142,9 @@ def summarize(workload_runs):
         "cupti_span": _row(span, span_why, reference),
         "cupti_sustained": _row(sustained, sustained_why, reference),
         "arbiter_cupti": _row(arbiter_cupti, arbiter_cupti_why, reference),
+        "arbiter_plain": _row(arbiter_plain, arbiter_plain_why, reference),
         "arbiter_busy": _row(arbiter_busy, arbiter_busy_why, reference),
+        "timer_steps_ns": _timer_steps(workload_runs),
         "same_process_error_pct": _same_process_error(workload_runs["arbiter"]),
         "arbiter": _row(medians, arbiter_why, reference),
         "arbiter_host": _row(hosts, [] if hosts else host_why, reference),
@@ -191,6 +204,11 @@ def workload_table(name, what, summary):
         lines.append(f"| {heading} | {_ms(row['value_ms'])} | {_pct(row.get('spread'))} | {error} | {row['processes']} |")
     lines += ["", "arbiter device time " + "; ".join(f"{what}: {_pct(summary.get(key), signed=True)}"
                                                      for key, what, _ in COMPARISONS)]
+    steps = summary.get("timer_steps_ns") or {}
+    if steps.get("arbiter") or steps.get("profiler"):
+        lines += ["", "The GPU timer's step, read from the timestamps (medians are taken inside it): arbiter's probe "
+                  f"{', '.join(map(str, steps.get('arbiter') or ['—']))} ns; the profiler "
+                  f"{', '.join(map(str, steps.get('profiler') or ['—']))} ns"]
     if summary.get("arbiter_clocks"):
         lines += ["", "arbiter's processes in order, device time at the median SM clock of their samples (NVML): " +
                   ", ".join(f"{ms:.4f} ms @ {mhz:.0f} MHz" for ms, mhz in summary["arbiter_clocks"])]
@@ -198,7 +216,7 @@ def workload_table(name, what, summary):
 
 
 def summary_table(doc):
-    keys = [key for key, _ in METHODS if key not in ("cupti_span", "cupti_sustained", "arbiter_busy")]
+    keys = [key for key, _ in METHODS if key not in ("cupti_span", "cupti_sustained", "arbiter_plain", "arbiter_busy")]
     headings = dict(METHODS)
     lines = ["| workload | " + " | ".join(headings[k].split(" (")[0] for k in keys) +
              "".join(f" | arbiter device time {column}" for _, _, column in COMPARISONS) + " |",

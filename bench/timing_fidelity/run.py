@@ -12,6 +12,7 @@ Writes to --out: results.json (every raw number, every process's timing JSON) an
   python3 bench/timing_fidelity/run.py --out OUT [--runtime-lib PATH] [--procs 5] [--timing KEY=VALUE ...]
   python3 bench/timing_fidelity/run.py --device cpu --quick --out OUT   (the CPU self-test)"""
 import argparse
+import collections
 import datetime
 import glob
 import json
@@ -29,6 +30,7 @@ sys.path.insert(0, str(HERE))
 
 import files  # noqa: E402
 import report  # noqa: E402
+import stepped  # noqa: E402
 import timing_config  # noqa: E402
 import workloads  # noqa: E402
 
@@ -83,7 +85,8 @@ def run_worker(args, mode, workload, rep, work):
 def probe_spans(probe_out, probe_lib, device):
     """The device time `arbiter eval` reports on cuda: the median over the timed samples' windows of
     the CUPTI span (first kernel/copy/memset start to last end; 0 for a window without device
-    work), as src/pipeline/probe_evidence.cpp computes it."""
+    work), taken inside the GPU timer's step (the greatest common divisor of the listed kernels'
+    durations), as src/pipeline/probe_evidence.cpp computes it."""
     if device != "cuda":
         return {"ok": False, "skipped": "skipped: needs cuda"}
     if not os.path.exists(probe_lib):
@@ -91,16 +94,21 @@ def probe_spans(probe_out, probe_lib, device):
     if not os.path.exists(probe_out):
         return {"ok": False, "error": "the probe wrote no evidence"}
     with open(probe_out, encoding="utf-8") as file:
-        windows = [w for w in json.load(file).get("windows", []) if w.get("label") == "sample"]
+        evidence = json.load(file)
+    windows = [w for w in evidence.get("windows", []) if w.get("label") == "sample"]
     worked = [w for w in windows if w.get("kernels", 0) + w.get("copies", 0) + w.get("memsets", 0) > 0]
-    spans = [w["span_ns"] / 1e6 for w in worked] + [0.0] * (len(windows) - len(worked))
+    spans = [w["span_ns"] for w in worked] + [0] * (len(windows) - len(worked))
     if not spans:
         return {"ok": False, "error": "no timed sample windows in the probe's evidence"}
+    step = stepped.timer_step_ns(k.get("end_ns", 0) - k.get("start_ns", 0) for k in evidence.get("kernels", []))
     # The same samples' kernel durations summed (busy_ns): CUPTI's kernel time in this very process,
     # so that the comparison with the span carries no difference between processes.
-    busy = [w["busy_ns"] / 1e6 for w in worked] + [0.0] * (len(windows) - len(worked))
-    return {"ok": True, "median_ms": statistics.median(spans), "busy_median_ms": statistics.median(busy),
-            "samples": len(spans)}
+    busy = [w["busy_ns"] for w in worked] + [0] * (len(windows) - len(worked))
+    return {"ok": True, "median_ms": stepped.stepped_median(spans, step) / 1e6,
+            "busy_median_ms": stepped.stepped_median(busy, step) / 1e6, "timer_step_ns": step,
+            "plain_median_ms": statistics.median(spans) / 1e6, "samples": len(spans),
+            # how many samples read each span, the 64 shortest readings: the steps a tiny kernel lands on
+            "span_readings_ns": dict(sorted(collections.Counter(spans).items())[:64])}
 
 
 def measure(args, workload_done):

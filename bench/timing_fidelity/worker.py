@@ -28,12 +28,13 @@ sys.path.insert(0, str(HERE.parents[1] / "python"))
 import torch  # noqa: E402
 
 import files  # noqa: E402
+import stepped  # noqa: E402
 import timing_config  # noqa: E402
 import workloads  # noqa: E402
 
 KERNELBENCH_FLUSH_BYTES = 256 * 1024 * 1024
 KERNELBENCH_CALLS, KERNELBENCH_WARMUP = 100, 3
-CUPTI_CALLS, CUPTI_WARMUP = 50, 5
+CUPTI_CALLS, CUPTI_WARMUP = 200, 5
 NEEDS_CUDA = "skipped: needs cuda"
 
 
@@ -228,13 +229,21 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
         for call_idx in range(CUPTI_CALLS):
             _flushed_call(model, input_sets, flush, call_idx, pacing)
 
-    calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), separators)
+    activities = _profile(body, os.path.join(args.work, "trace.json"))
+    calls = _per_call(activities, separators)
     if len(calls) != CUPTI_CALLS:
         return {"ok": False, "error": f"found {len(calls)} calls between flushes, expected {CUPTI_CALLS}",
                 "flush_names": sorted(flush_names), "hold_names": sorted(hold_names)}
-    sums = [sum(dur for _, dur, _ in call) / 1e3 for call in calls]
-    spans = [(call[-1][0] + call[-1][1] - call[0][0]) / 1e3 for call in calls]
-    return {"ok": True, "median_ms": statistics.median(sums), "span_median_ms": statistics.median(spans),
+    # The GPU timer's step, read from every activity the profiler recorded (the flushes and holds
+    # too); each duration snapped to it undoes kineto's conversion, and the medians are taken
+    # inside the step, as arbiter takes its own (stepped.py).
+    step = stepped.converted_step_ns([dur * 1e3 for _, dur, _ in activities])
+    sums_ns = [sum(stepped.snapped([dur * 1e3 for _, dur, _ in call], step)) for call in calls]
+    spans_ns = stepped.snapped([(call[-1][0] + call[-1][1] - call[0][0]) * 1e3 for call in calls], step)
+    sums, spans = [v / 1e6 for v in sums_ns], [v / 1e6 for v in spans_ns]
+    return {"ok": True, "median_ms": stepped.stepped_median(sums_ns, step) / 1e6,
+            "span_median_ms": stepped.stepped_median(spans_ns, step) / 1e6, "timer_step_ns": step,
+            "plain_median_ms": statistics.median(sums), "plain_span_median_ms": statistics.median(spans),
             "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
             **pacing, "warm_calls": warm_calls,
             "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace arbiter::pipeline::detail {
@@ -91,12 +92,12 @@ void count_window(const std::string& label, const nlohmann::json& w, guard::prob
   }
 }
 
-std::optional<double> median_ms(const std::vector<const nlohmann::json*>& windows, const char* key) {
-  std::vector<double> values;
+std::optional<double> median_ms(const std::vector<const nlohmann::json*>& windows, const char* key, std::uint64_t step) {
+  std::vector<std::uint64_t> values;
   for (const auto* w : windows)
-    if (number(*w, "kernels") > 0) values.push_back(static_cast<double>(number(*w, key)) / 1e6);
+    if (number(*w, "kernels") > 0) values.push_back(number(*w, key));
   if (values.empty()) return std::nullopt;
-  return score::median(values);
+  return score::stepped_median(std::move(values), step) / 1e6;
 }
 
 // What the runtime reported for the shape, as handed over on the channel (never the timing file,
@@ -110,7 +111,7 @@ void read_reported(const runner_events& events, std::size_t shape_idx, guard::pr
   s.host_median_ms = m->host_median_ms;
 }
 
-nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows) {
+nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows, std::uint64_t step) {
   std::vector<double> kernels, launches;
   std::set<std::uint64_t> streams;
   std::int64_t threads = 0;
@@ -123,12 +124,23 @@ nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows) 
   }
   nlohmann::json out{{"windows", windows.size()}, {"kernels_median", score::median(kernels)},
                      {"launches_median", score::median(launches)}, {"streams", streams}, {"threads_max", threads}};
-  if (const auto span = median_ms(windows, "span_ns")) out["span_median_ms"] = *span;
-  if (const auto busy = median_ms(windows, "busy_ns")) out["busy_median_ms"] = *busy;
+  if (const auto span = median_ms(windows, "span_ns", step)) out["span_median_ms"] = *span;
+  if (const auto busy = median_ms(windows, "busy_ns", step)) out["busy_median_ms"] = *busy;
   return out;
 }
 
 } // namespace
+
+std::uint64_t timer_step_ns(const nlohmann::json& doc) {
+  std::uint64_t step = 0;
+  const auto kernels = doc.find("kernels");
+  if (kernels == doc.end() || !kernels->is_array()) return step;
+  for (const auto& k : *kernels) {
+    const std::uint64_t start = k.is_object() ? number(k, "start_ns") : 0, end = k.is_object() ? number(k, "end_ns") : 0;
+    if (end > start) step = std::gcd(step, end - start);
+  }
+  return step;
+}
 
 nlohmann::json read_probe(const fs::path& file) {
   const auto text = try_read_file(file);
@@ -140,11 +152,13 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
   const auto by_label = windows_of(doc, shape_idx);
   const auto it = by_label.find("sample");
   if (it == by_label.end() || it->second.empty()) return std::nullopt;
-  std::vector<double> spans;
-  for (const auto* w : it->second) spans.push_back(number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0
-                                                       ? static_cast<double>(number(*w, "span_ns")) / 1e6 : 0.0);
-  return span_stats{score::quantile(spans, 0.5), score::quantile(spans, 0.1), score::quantile(spans, 0.9),
-                    score::mean(spans), spans.size()};
+  std::vector<std::uint64_t> spans_ns;
+  for (const auto* w : it->second)
+    spans_ns.push_back(number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0 ? number(*w, "span_ns") : 0);
+  const std::vector<double> spans(spans_ns.begin(), spans_ns.end());
+  const std::uint64_t step = timer_step_ns(doc);
+  return span_stats{score::stepped_median(spans_ns, step) / 1e6, score::quantile(spans, 0.1) / 1e6,
+                    score::quantile(spans, 0.9) / 1e6, score::mean(spans) / 1e6, spans.size(), step};
 }
 
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
@@ -158,13 +172,15 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
   e.libraries = rule.libraries;
   e.max_launches = rule.max_launches;
   e.library_kernels = library_kernel_names(doc);
+  const std::uint64_t step = timer_step_ns(doc);
   for (std::size_t shape_idx = 0; shape_idx < shape_names.size(); ++shape_idx) {
     guard::probe_shape s;
     s.shape = shape_names[shape_idx];
     const auto by_label = windows_of(doc, shape_idx);
     for (const auto& [label, windows] : by_label)
       for (const auto* w : windows) count_window(label, *w, s);
-    if (const auto it = by_label.find("sample"); it != by_label.end()) s.span_median_ms = median_ms(it->second, "span_ns");
+    if (const auto it = by_label.find("sample"); it != by_label.end())
+      s.span_median_ms = median_ms(it->second, "span_ns", step);
     read_reported(events, shape_idx, s);
     e.shapes.push_back(std::move(s));
   }
@@ -183,14 +199,16 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
                      {"outside_windows", doc.value("outside_windows", nlohmann::json::object())},
                      {"errors", doc.value("errors", nlohmann::json::array())},
                      {"library_kernels", facts.library_kernels},
+                     {"timer_step_ns", timer_step_ns(doc)},
                      {"shapes", nlohmann::json::array()}};
+  const std::uint64_t step = out["timer_step_ns"].get<std::uint64_t>();
   for (std::size_t shape_idx = 0; shape_idx < shape_names.size() && shape_idx < facts.shapes.size(); ++shape_idx) {
     const auto& s = facts.shapes[shape_idx];
     nlohmann::json shape{{"shape", s.shape}, {"labels", nlohmann::json::object()},
                          {"timed_calls", s.samples}, {"timed_without_kernels", s.samples_without_kernels},
                          {"timed_off_stream", s.samples_off_stream}, {"timed_escaping", s.samples_escaping},
                          {"max_kernels_per_call", s.max_kernels_per_call}};
-    for (const auto& [label, windows] : windows_of(doc, shape_idx)) shape["labels"][label] = label_summary(windows);
+    for (const auto& [label, windows] : windows_of(doc, shape_idx)) shape["labels"][label] = label_summary(windows, step);
     if (s.span_median_ms) shape["span_median_ms"] = *s.span_median_ms;
     if (s.reported_median_ms) shape["reported_median_ms"] = *s.reported_median_ms;
     if (s.host_median_ms) shape["host_median_ms"] = *s.host_median_ms;

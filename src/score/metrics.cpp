@@ -40,6 +40,20 @@ double quantile(std::vector<double> values, double q) {
   return runtime::quantile_sorted(values, q); // the runtime's own, so stored and runtime quantiles agree
 }
 
+double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step) {
+  if (readings.empty()) return 0;
+  std::sort(readings.begin(), readings.end());
+  if (step <= 1 || readings.front() == readings.back())
+    return runtime::quantile_sorted(std::vector<double>(readings.begin(), readings.end()), 0.5);
+  // The step holding the middle of the readings: `below` readings lie under it, `in` inside it.
+  const std::uint64_t middle = readings[(readings.size() - 1) / 2];
+  const auto first = std::lower_bound(readings.begin(), readings.end(), middle);
+  const auto below = static_cast<double>(first - readings.begin());
+  const auto in = static_cast<double>(std::upper_bound(first, readings.end(), middle) - first);
+  const auto h = static_cast<double>(step);
+  return static_cast<double>(middle) - h / 2 + h * (static_cast<double>(readings.size()) / 2 - below) / in;
+}
+
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k) {
   if (n < 0 || c < 0 || c > n || k < 1)
     ARB_THROW(config_error, fmt::format("pass@k needs 0 <= c <= n and k >= 1 (got n={}, c={}, k={})", n, c, k));

@@ -155,7 +155,8 @@ def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_pat
                 {"label": "case", "kernels": 5, "span_ns": 9000, "busy_ns": 9000}]
     probe.write_text(json.dumps({"windows": windows}))
     got = run.probe_spans(str(probe), str(lib), "cuda")
-    assert got == {"ok": True, "median_ms": 0.0011, "busy_median_ms": 0.001, "samples": 4}
+    assert got == {"ok": True, "median_ms": 0.0011, "busy_median_ms": 0.001, "timer_step_ns": 0,
+                   "plain_median_ms": 0.0011, "samples": 4, "span_readings_ns": {0: 1, 1100: 3}}
     assert run.probe_spans(str(probe), str(lib), "cpu")["skipped"] == "skipped: needs cuda"
     runs = [{"arbiter_probe": got}, {"arbiter_probe": dict(got, median_ms=0.0012)}, {"arbiter_probe": {"ok": False}}]
     summary = report.summarize({"arbiter": runs, "baselines": [{"cupti": {"ok": True, "median_ms": 0.001}}]})
@@ -166,6 +167,35 @@ def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_pat
     # The device time is a span: beside the profiler's span (first kernel's start to last one's end).
     spans = [{"cupti": {"ok": True, "median_ms": 0.001, "span_median_ms": 0.0011}}]
     assert abs(report.summarize({"arbiter": runs, "baselines": spans})["span_error_pct"] - 4.545454) < 1e-4
+
+
+def test_both_sides_take_their_medians_inside_the_gpu_timers_step(tmp_path):
+    """A 1.25 µs kernel on a timer that steps 32 ns reads 1248 or 1280 ns: arbiter's side (the
+    probe's exact nanoseconds) and the profiler's (kineto's converted microseconds, ±1 ns) both
+    resolve between the two readings, as src/score/metrics.cpp's stepped_median does."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import run
+    import stepped
+    lib = tmp_path / "libarbiter_probe.so"
+    lib.write_text("")
+    probe = tmp_path / "probe.json"
+    readings = [1248] * 6 + [1280] * 4
+    windows = [{"label": "sample", "kernels": 1, "span_ns": r, "busy_ns": r} for r in readings]
+    kernels = [{"start_ns": 10_016, "end_ns": 11_264}, {"start_ns": 20_000, "end_ns": 21_280},
+               {"start_ns": 30_000, "end_ns": 130_032}]
+    probe.write_text(json.dumps({"windows": windows, "kernels": kernels}))
+    got = run.probe_spans(str(probe), str(lib), "cuda")
+    inside = (1232 + 32 * 5 / 6) / 1e6  # 5/6 of the way through the 1248 ns step [1232, 1264)
+    assert got["timer_step_ns"] == 32
+    assert abs(got["median_ms"] - inside) < 1e-15 and abs(got["busy_median_ms"] - inside) < 1e-15
+    assert got["plain_median_ms"] == 0.001248
+    # The profiler's durations: the same readings off by kineto's rounding, among a flush's and a hold's.
+    converted = [r + (0.9, -1.0, 0.4, 0.0)[i % 4] for i, r in enumerate(readings)] + [100_032.6, 98_016.2] * 10
+    step = stepped.converted_step_ns(converted)
+    assert step == 32
+    assert abs(stepped.stepped_median(stepped.snapped(converted[:10], step), step) / 1e6 - inside) < 1e-15
+    # Too few durations to trust a common step: none is assumed.
+    assert stepped.converted_step_ns([1248.2, 1280.9]) == 1
 
 
 def test_device_time_is_also_compared_with_the_kernel_time_in_the_sustained_clock_state():

@@ -248,12 +248,13 @@ nlohmann::json probe_window(const char* label, int kernels, std::uint64_t span_n
           {"off_stream_kernels", off_stream}, {"after_end_kernels", 0}, {"after_end_max_ns", 0}, {"threads", 4}};
 }
 
-void write_probe(const fs::path& file, const nlohmann::json& windows, std::uint64_t graph_launches = 0) {
+void write_probe(const fs::path& file, const nlohmann::json& windows, std::uint64_t graph_launches = 0,
+                 const nlohmann::json& kernels = nlohmann::json::array()) {
   fs::create_directories(file.parent_path());
   std::ofstream(file) << nlohmann::json{{"version", 1}, {"contexts", 1}, {"modules_loaded", 2},
                                         {"graphs", {{"created", 0}, {"instantiated", 0}, {"launched", graph_launches}, {"captures", 0}}},
                                         {"totals", {{"kernels", 9}, {"copies", 0}, {"memsets", 0}, {"dropped_records", 0}}},
-                                        {"threads_max", 4}, {"windows", windows}, {"kernels", nlohmann::json::array()}}.dump();
+                                        {"threads_max", 4}, {"windows", windows}, {"kernels", kernels}}.dump();
 }
 
 } // namespace
@@ -300,6 +301,30 @@ TEST_F(judge_fixture, device_time_is_the_probes_span_when_both_sides_were_probed
   EXPECT_DOUBLE_EQ(measurement(j, "baseline").median_ms, 1.6);
   EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
   EXPECT_DOUBLE_EQ(j.details["probe"]["shapes"][0]["reported_median_ms"].get<double>(), 0.5); // events kept beside
+}
+
+TEST_F(judge_fixture, a_tiny_kernels_device_time_resolves_inside_the_timers_step) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  // A 1.25 µs kernel on a timer that steps 32 ns: six samples read 1248 ns, four read 1280 ns.
+  auto windows = nlohmann::json::array({probe_window("case", 1, 1280)});
+  for (int i = 0; i < 10; ++i) windows.push_back(probe_window("sample", 1, i < 6 ? 1248 : 1280));
+  write_probe(ref() / "probe.json", nlohmann::json::array({probe_window("sample", 1, 2'000'000)}));
+  // Without kernels listed one by one the step is unknown: the plain median, one of the readings.
+  write_probe(eval() / "outputs/probe.json", windows);
+  const auto plain = judge();
+  EXPECT_EQ(plain.result.v, verdict::passed) << plain.result.reason;
+  EXPECT_DOUBLE_EQ(measurement(plain, "candidate").median_ms, 1248e-6);
+  // The listed kernels' durations give the step (their greatest common divisor, 32 ns), and the
+  // median lies inside the 1248 ns step: 1232 + 32 × (5 − 0) / 6.
+  const nlohmann::json kernels{{{"name", "add"}, {"start_ns", 10'016}, {"end_ns", 11'264}, {"window", 1}},
+                               {{"name", "add"}, {"start_ns", 20'000}, {"end_ns", 21'280}, {"window", 2}},
+                               {{"name", "flush"}, {"start_ns", 30'000}, {"end_ns", 130'032}, {"window", -1}}};
+  write_probe(eval() / "outputs/probe.json", windows, 0, kernels);
+  const auto j = judge();
+  EXPECT_EQ(j.details["probe"]["timer_step_ns"], 32);
+  EXPECT_NEAR(measurement(j, "candidate").median_ms, (1232 + 32.0 * 5 / 6) * 1e-6, 1e-15);
+  EXPECT_NEAR(j.details["probe"]["shapes"][0]["span_median_ms"].get<double>(), (1232 + 32.0 * 5 / 6) * 1e-6, 1e-15);
 }
 
 TEST_F(judge_fixture, probe_side_streams_reject_and_a_short_timer_flags) {

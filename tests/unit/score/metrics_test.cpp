@@ -41,6 +41,32 @@ TEST(metrics, mean_median_geomean) {
   EXPECT_FALSE(score::geomean({2, -1}).has_value());
 }
 
+TEST(metrics, stepped_median_resolves_between_two_readings_of_a_stepping_clock) {
+  // A kernel read as 1248 or 1280 ns by a 32 ns timer: as the share of 1280 grows, the plain median
+  // jumps once from 1248 to 1280; the stepped median rises with every shift.
+  double before = 0;
+  for (int longer = 0; longer <= 10; ++longer) {
+    std::vector<std::uint64_t> readings(10, 1248);
+    std::fill(readings.begin(), readings.begin() + longer, 1280);
+    const double m = score::stepped_median(readings, 32);
+    EXPECT_GE(m, 1248 - 16.0);
+    EXPECT_LE(m, 1280 + 16.0);
+    if (longer > 0) {
+      EXPECT_GT(m, before) << longer << " of 10 at 1280";
+    }
+    before = m;
+  }
+  // Six at 1248, four at 1280: the middle falls 5/6 of the way through the 1248 step [1232, 1264).
+  EXPECT_DOUBLE_EQ(score::stepped_median({1280, 1248, 1248, 1280, 1248, 1248, 1280, 1248, 1280, 1248}, 32), 1232 + 32.0 * 5 / 6);
+  // One value, or no step: the plain median.
+  EXPECT_DOUBLE_EQ(score::stepped_median({1248, 1248, 1248}, 32), 1248.0);
+  EXPECT_DOUBLE_EQ(score::stepped_median({4, 1, 3, 2}, 1), 2.5);
+  EXPECT_DOUBLE_EQ(score::stepped_median({4, 1, 3, 2}, 0), 2.5);
+  EXPECT_DOUBLE_EQ(score::stepped_median({}, 32), 0.0);
+  // Readings far apart: the stepped median stays the plain one where no step holds two of them.
+  EXPECT_DOUBLE_EQ(score::stepped_median({3200, 6400, 9600}, 32), 6400.0);
+}
+
 TEST(metrics, pass_at_k_matches_hand_computed_values) {
   EXPECT_DOUBLE_EQ(score::pass_at_k(10, 3, 1), 0.3);  // 1 - 7/10
   EXPECT_DOUBLE_EQ(score::pass_at_k(5, 2, 2), 0.7);   // 1 - C(3,2)/C(5,2) = 1 - 3/10
