@@ -46,4 +46,8 @@ def stepped_median(readings, step):
     middle = readings[(len(readings) - 1) // 2]
     below = sum(1 for r in readings if r < middle)
     inside = sum(1 for r in readings if r == middle)
+    if 2 * (below + inside) == len(readings):
+        # an even count whose halves part exactly after this step: between it and the next reading,
+        # as the plain median is (the same value where the next reading is one step on)
+        return (middle + readings[below + inside]) / 2
     return middle - step / 2 + step * (len(readings) / 2 - below) / inside

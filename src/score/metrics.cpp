@@ -48,8 +48,13 @@ double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step) {
   // The step holding the middle of the readings: `below` readings lie under it, `in` inside it.
   const std::uint64_t middle = readings[(readings.size() - 1) / 2];
   const auto first = std::lower_bound(readings.begin(), readings.end(), middle);
+  const auto past = std::upper_bound(first, readings.end(), middle);
+  // An even count whose halves part exactly after this step: between it and the next reading, as
+  // the plain median is (the same value where the next reading is one step on).
+  if (2 * static_cast<std::size_t>(past - readings.begin()) == readings.size())
+    return (static_cast<double>(middle) + static_cast<double>(*past)) / 2;
   const auto below = static_cast<double>(first - readings.begin());
-  const auto in = static_cast<double>(std::upper_bound(first, readings.end(), middle) - first);
+  const auto in = static_cast<double>(past - first);
   const auto h = static_cast<double>(step);
   return static_cast<double>(middle) - h / 2 + h * (static_cast<double>(readings.size()) / 2 - below) / in;
 }

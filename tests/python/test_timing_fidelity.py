@@ -194,6 +194,8 @@ def test_both_sides_take_their_medians_inside_the_gpu_timers_step(tmp_path):
     step = stepped.converted_step_ns(converted)
     assert step == 32
     assert abs(stepped.stepped_median(stepped.snapped(converted[:10], step), step) / 1e6 - inside) < 1e-15
+    # An even count of readings far apart: between the two middle ones, as the plain median.
+    assert stepped.stepped_median([3200, 6400, 9600, 12800], 32) == 8000
     # Too few durations to trust a common step: none is assumed.
     assert stepped.converted_step_ns([1248.2, 1280.9]) == 1
 

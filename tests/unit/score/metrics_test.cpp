@@ -63,8 +63,11 @@ TEST(metrics, stepped_median_resolves_between_two_readings_of_a_stepping_clock) 
   EXPECT_DOUBLE_EQ(score::stepped_median({4, 1, 3, 2}, 1), 2.5);
   EXPECT_DOUBLE_EQ(score::stepped_median({4, 1, 3, 2}, 0), 2.5);
   EXPECT_DOUBLE_EQ(score::stepped_median({}, 32), 0.0);
-  // Readings far apart: the stepped median stays the plain one where no step holds two of them.
+  // Readings far apart: the stepped median stays the plain one where no step holds two of them,
+  // an even count's included (between the two middle readings, not at the edge of one's step).
   EXPECT_DOUBLE_EQ(score::stepped_median({3200, 6400, 9600}, 32), 6400.0);
+  EXPECT_DOUBLE_EQ(score::stepped_median({3200, 6400, 9600, 12800}, 32), 8000.0);
+  EXPECT_DOUBLE_EQ(score::stepped_median({1248, 1248, 1280, 1280}, 32), 1264.0);
 }
 
 TEST(metrics, pass_at_k_matches_hand_computed_values) {
