@@ -229,15 +229,15 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
         for call_idx in range(CUPTI_CALLS):
             _flushed_call(model, input_sets, flush, call_idx, pacing)
 
-    activities = _profile(body, os.path.join(args.work, "trace.json"))
-    calls = _per_call(activities, separators)
+    calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), separators)
     if len(calls) != CUPTI_CALLS:
         return {"ok": False, "error": f"found {len(calls)} calls between flushes, expected {CUPTI_CALLS}",
                 "flush_names": sorted(flush_names), "hold_names": sorted(hold_names)}
-    # The GPU timer's step, read from every activity the profiler recorded (the flushes and holds
-    # too); each duration snapped to it undoes kineto's conversion, and the medians are taken
-    # inside the step, as arbiter takes its own (stepped.py).
-    step = stepped.converted_step_ns([dur * 1e3 for _, dur, _ in activities])
+    # The GPU timer's step, read from the calls' own activities (not the flushes' and holds': the
+    # longer a duration, the further kineto's conversion may carry it off the step); each duration
+    # snapped to it undoes the conversion, and the medians are taken inside the step, as arbiter
+    # takes its own (stepped.py).
+    step = stepped.converted_step_ns([dur * 1e3 for call in calls for _, dur, _ in call])
     sums_ns = [sum(stepped.snapped([dur * 1e3 for _, dur, _ in call], step)) for call in calls]
     spans_ns = stepped.snapped([(call[-1][0] + call[-1][1] - call[0][0]) * 1e3 for call in calls], step)
     sums, spans = [v / 1e6 for v in sums_ns], [v / 1e6 for v in spans_ns]
