@@ -189,6 +189,7 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
 
 nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
                              const guard::probe_evidence& facts) {
+  const std::uint64_t step = timer_step_ns(doc);
   nlohmann::json out{{"status", "enabled"},
                      {"totals", doc.value("totals", nlohmann::json::object())},
                      {"graphs", doc.value("graphs", nlohmann::json::object())},
@@ -199,9 +200,8 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
                      {"outside_windows", doc.value("outside_windows", nlohmann::json::object())},
                      {"errors", doc.value("errors", nlohmann::json::array())},
                      {"library_kernels", facts.library_kernels},
-                     {"timer_step_ns", timer_step_ns(doc)},
+                     {"timer_step_ns", step},
                      {"shapes", nlohmann::json::array()}};
-  const std::uint64_t step = out["timer_step_ns"].get<std::uint64_t>();
   for (std::size_t shape_idx = 0; shape_idx < shape_names.size() && shape_idx < facts.shapes.size(); ++shape_idx) {
     const auto& s = facts.shapes[shape_idx];
     nlohmann::json shape{{"shape", s.shape}, {"labels", nlohmann::json::object()},
