@@ -262,3 +262,18 @@ def test_each_workload_is_judged_against_both_targets():
     assert "| good | 2.0% | 9.5% (KernelBench) | **met** | +1.0% | **met** |" in table
     assert "| bad | 5.8% | 9.5% (KernelBench) | **not met** | +3.0% | **not met** |" in table
     assert "| unjudged | 0.0% | 0.0% (KernelBench) | **met** | — | — |" in table
+
+
+def test_restep_takes_an_older_runs_references_again_inside_the_timers_step(tmp_path):
+    """restep.py: the per-call sums a baseline process stored, the profiler's median taken again
+    inside the step, per process and over processes."""
+    sums_ms = [(r + 0.4) / 1e6 for r in [1248] * 30 + [1280] * 20]  # kineto's conversion: off by 0.4 ns
+    doc = {"runs": {"tiny": {"arbiter": [], "baselines": [
+        {"cupti_sustained": {"ok": True, "sums_ms": sums_ms}}, {"cupti": {"ok": False, "error": "x"}}]}}}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc))
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "timing_fidelity", "restep.py"), str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    rows = [line for line in out.splitlines() if line.startswith("| tiny")]
+    # 30 of 50 at 1248: the middle falls 25/30 of the way through the step [1232, 1264).
+    assert rows == [f"| tiny | cupti_sustained | 32 | 1248.4 → {1232 + 32 * 25 / 30:.1f} | 1248.4 → {1232 + 32 * 25 / 30:.1f} |"]
