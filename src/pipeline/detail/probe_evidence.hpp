@@ -22,10 +22,6 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
 /// A probe.json parsed, or a discarded value where the file is missing or not a version 1 file.
 nlohmann::json read_probe(const std::filesystem::path& file);
 
-/// The step of the clock the evidence's timestamps come from: the greatest common divisor of the
-/// durations of the kernels it lists one by one (32 ns on H100 and H200); 0 where it lists none.
-std::uint64_t timer_step_ns(const nlohmann::json& doc);
-
 /// The device time of a shape's timed samples as CUPTI saw it (docs/measurement.md, "Device
 /// time"): per "sample" window the span from its first kernel, copy or memset start to its last
 /// end (0 for a window without device work), the median taken inside the timer's step
@@ -33,7 +29,6 @@ std::uint64_t timer_step_ns(const nlohmann::json& doc);
 struct span_stats {
   double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0;
   std::size_t samples = 0;
-  std::uint64_t timer_step_ns = 0;
 };
 std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx);
 
