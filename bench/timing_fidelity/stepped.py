@@ -7,14 +7,16 @@ import math
 import statistics
 
 
+# Fewer distinct durations may share a factor by chance (one kernel gives its own duration): the
+# step is then unknown (src/pipeline/probe_evidence.cpp k_step_min_distinct_durations).
+MIN_DISTINCT_DURATIONS = 16
+
+
 def timer_step_ns(durations_ns):
     """The clock's step read from exact durations (the probe's integer nanoseconds): their greatest
-    common divisor; 0 where there are none."""
-    step = 0
-    for duration in durations_ns:
-        if duration > 0:
-            step = math.gcd(step, int(duration))
-    return step
+    common divisor; 0 (unknown) where fewer than MIN_DISTINCT_DURATIONS distinct ones are positive."""
+    distinct = {int(d) for d in durations_ns if d > 0}
+    return math.gcd(*distinct) if len(distinct) >= MIN_DISTINCT_DURATIONS else 0
 
 
 def converted_step_ns(durations_ns, tolerance_ns=1.5, largest=256, fewest=20):
@@ -38,10 +40,11 @@ def snapped(values_ns, step):
 
 
 def stepped_median(readings, step):
-    """The median of readings taken inside the clock's step; with a step of 0 or 1, or readings of
-    one value, the plain median. Raises on no readings, as statistics.median does."""
+    """The median of readings taken inside the clock's step; with a step of 0 or 1, a step some
+    reading is not a multiple of, or readings of one value, the plain median. Raises on no
+    readings, as statistics.median does."""
     readings = sorted(readings)
-    if step <= 1 or readings[0] == readings[-1]:
+    if step <= 1 or any(r % step for r in readings) or readings[0] == readings[-1]:
         return statistics.median(readings)
     middle = readings[(len(readings) - 1) // 2]
     below = sum(1 for r in readings if r < middle)

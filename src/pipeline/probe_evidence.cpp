@@ -92,17 +92,26 @@ void count_window(const std::string& label, const nlohmann::json& w, guard::prob
   }
 }
 
+// A step read from fewer distinct durations may be a multiple of the clock's (all of a few
+// durations can share a factor by chance: one kernel listed gives its own duration); then the
+// step is unknown and medians are plain.
+constexpr std::size_t k_step_min_distinct_durations = 16;
+
 /// The step of the clock the evidence's timestamps come from: the greatest common divisor of the
-/// durations of the kernels it lists one by one (32 ns on H100 and H200); 0 where it lists none.
+/// durations of the kernels it lists one by one (32 ns on H100 and H200); 0 (unknown) where they
+/// hold fewer than k_step_min_distinct_durations distinct durations.
 std::uint64_t timer_step_ns(const nlohmann::json& doc) {
-  std::uint64_t step = 0;
   const auto kernels = doc.find("kernels");
-  if (kernels == doc.end() || !kernels->is_array()) return step;
+  if (kernels == doc.end() || !kernels->is_array()) return 0;
+  std::set<std::uint64_t> durations;
   for (const auto& k : *kernels) {
     if (!k.is_object()) continue;
     const std::uint64_t start = number(k, "start_ns"), end = number(k, "end_ns");
-    if (end > start) step = std::gcd(step, end - start);
+    if (end > start) durations.insert(end - start);
   }
+  if (durations.size() < k_step_min_distinct_durations) return 0;
+  std::uint64_t step = 0;
+  for (const std::uint64_t d : durations) step = std::gcd(step, d);
   return step;
 }
 

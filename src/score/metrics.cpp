@@ -43,7 +43,9 @@ double quantile(std::vector<double> values, double q) {
 double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step) {
   if (readings.empty()) return 0;
   std::sort(readings.begin(), readings.end());
-  if (step <= 1 || readings.front() == readings.back())
+  // A step some reading does not keep to is not the readings' clock's: the plain median.
+  const bool on_steps = step > 1 && std::all_of(readings.begin(), readings.end(), [&](std::uint64_t r) { return r % step == 0; });
+  if (!on_steps || readings.front() == readings.back())
     return runtime::quantile_sorted(std::vector<double>(readings.begin(), readings.end()), 0.5);
   // The step holding the middle of the readings: `below` readings lie under it, `in` inside it.
   const std::uint64_t middle = readings[(readings.size() - 1) / 2];

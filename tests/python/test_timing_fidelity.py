@@ -181,8 +181,13 @@ def test_both_sides_take_their_medians_inside_the_gpu_timers_step(tmp_path):
     probe = tmp_path / "probe.json"
     readings = [1248] * 6 + [1280] * 4
     windows = [{"label": "sample", "kernels": 1, "span_ns": r, "busy_ns": r} for r in readings]
-    kernels = [{"start_ns": 10_016, "end_ns": 11_264}, {"start_ns": 20_000, "end_ns": 21_280},
-               {"start_ns": 30_000, "end_ns": 130_032}]
+    # The listed kernels: the tiny one's two readings and sixteen holds of other lengths.
+    kernels = [{"start_ns": 10_016, "end_ns": 11_264}, {"start_ns": 20_000, "end_ns": 21_280}]
+    kernels += [{"start_ns": 30_000, "end_ns": 30_000 + 32 * (3000 + 7 * i)} for i in range(16)]
+    probe.write_text(json.dumps({"windows": windows, "kernels": kernels[:1]}))
+    # One kernel listed gives no step to trust (its own duration would be one): the plain median.
+    got = run.probe_spans(str(probe), str(lib), "cuda")
+    assert got["timer_step_ns"] == 0 and got["median_ms"] == 0.001248
     probe.write_text(json.dumps({"windows": windows, "kernels": kernels}))
     got = run.probe_spans(str(probe), str(lib), "cuda")
     inside = (1232 + 32 * 5 / 6) / 1e6  # 5/6 of the way through the 1248 ns step [1232, 1264)
@@ -196,6 +201,8 @@ def test_both_sides_take_their_medians_inside_the_gpu_timers_step(tmp_path):
     assert abs(stepped.stepped_median(stepped.snapped(converted[:10], step), step) / 1e6 - inside) < 1e-15
     # An even count of readings far apart: between the two middle ones, as the plain median.
     assert stepped.stepped_median([3200, 6400, 9600, 12800], 32) == 8000
+    # A step one reading does not keep to is not their clock's: the plain median.
+    assert stepped.stepped_median([1248, 1250, 1250, 1280, 1280], 32) == 1250
     # Too few durations to trust a common step: none is assumed.
     assert stepped.converted_step_ns([1248.2, 1280.9]) == 1
 

@@ -22,7 +22,8 @@ double quantile(std::vector<double> values, double q);
 /// ns). Each reading v stands for a time spread evenly over [v - step/2, v + step/2), and the median
 /// is interpolated inside the step it falls in (the median of grouped data): it resolves between
 /// two neighbouring readings as the share of each moves, where the plain median jumps from one to
-/// the other. With a step of 0 or 1, or readings of one value, it is the plain median. 0 for empty.
+/// the other. With a step of 0 or 1, a step some reading is not a multiple of, or readings of one
+/// value, it is the plain median. 0 for empty.
 double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step);
 /// Unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k); 1 when n - c < k.
 double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k);

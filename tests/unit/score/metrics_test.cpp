@@ -68,6 +68,8 @@ TEST(metrics, stepped_median_resolves_between_two_readings_of_a_stepping_clock) 
   EXPECT_DOUBLE_EQ(score::stepped_median({3200, 6400, 9600}, 32), 6400.0);
   EXPECT_DOUBLE_EQ(score::stepped_median({3200, 6400, 9600, 12800}, 32), 8000.0);
   EXPECT_DOUBLE_EQ(score::stepped_median({1248, 1248, 1280, 1280}, 32), 1264.0);
+  // A step one reading does not keep to is not their clock's: the plain median.
+  EXPECT_DOUBLE_EQ(score::stepped_median({1248, 1250, 1250, 1280, 1280}, 32), 1250.0);
 }
 
 TEST(metrics, pass_at_k_matches_hand_computed_values) {
