@@ -85,13 +85,15 @@ def make_inputs(module, params, seed, device):
     the GPU's reference outputs differ from the host's anyway; every process of an evaluation reads
     the reference's sets from its files. A get_inputs that cannot run with the device's factories (a
     torch.Generator() of the host passed to randn, say) makes its set on the host, as KernelBench
-    makes every set; where that fails too, the host's error is raised."""
+    makes every set; where that fails too, the host's error is raised. Where the factories stay on
+    the host anyway (cpu, or a torch without device contexts) a failure is raised at once."""
+    factories = factory_device(device)
     torch.manual_seed(seed)
     try:
-        with factory_device(device):
+        with factories:
             values = as_list(call_with_shape(module.get_inputs, module, params), "get_inputs")
     except Exception:
-        if str(device) == "cpu":
+        if isinstance(factories, contextlib.nullcontext):  # it ran on the host already
             raise
         torch.manual_seed(seed)
         values = as_list(call_with_shape(module.get_inputs, module, params), "get_inputs")

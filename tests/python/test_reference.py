@@ -131,3 +131,22 @@ def test_inputs_that_cannot_be_made_on_the_device_are_made_on_the_host(tmp_path,
     """)
     with pytest.raises(ValueError, match="no inputs here"):  # failing on the host too: the host's error
         problem.make_inputs(problem.load_module(str(broken), "broken_inputs"), {}, 11, "cuda")
+
+
+def test_inputs_that_fail_on_the_host_are_not_made_twice(tmp_path, monkeypatch):
+    """Where the factories stay on the host (cpu, a torch without device contexts), the first
+    failure is the host's: get_inputs is not called again."""
+    import contextlib
+    from arbiter_runner import problem
+    module = problem.load_module(str(write_source(tmp_path / "counted.py", """
+        CALLS = []
+        def get_inputs():
+            CALLS.append(1)
+            raise ValueError("no inputs here")
+    """)), "counted")
+    monkeypatch.setattr(problem, "factory_device", lambda device: contextlib.nullcontext())
+    for device in ("cpu", "cuda"):
+        module.CALLS.clear()
+        with pytest.raises(ValueError, match="no inputs here"):
+            problem.make_inputs(module, {}, 11, device)
+        assert len(module.CALLS) == 1, device
