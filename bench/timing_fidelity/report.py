@@ -122,6 +122,21 @@ def _timer_steps(workload_runs):
             "profiler": steps(workload_runs["baselines"], ("cupti", "cupti_sustained"))}
 
 
+def _leads(workload_runs):
+    """How the calls' device work began, median over processes (ns): from the end of the kernel
+    before the call (arbiter's hold; the profiler's hold in its sustained calls, its flush in its
+    first calls) to the call's first kernel, and that kernel's length; None where not recorded."""
+    def median_of(runs, method, key):
+        values = [(run.get(method) or {}).get(key) for run in runs]
+        values = [v for v in values if isinstance(v, (int, float))]
+        return statistics.median(values) if values else None
+    arbiter, baselines = workload_runs["arbiter"], workload_runs["baselines"]
+    return {"arbiter": (median_of(arbiter, "arbiter_probe", "lead_median_ns"), median_of(arbiter, "arbiter_probe", "hold_median_ns")),
+            "sustained": (median_of(baselines, "cupti_sustained", "lead_median_ns"),
+                          median_of(baselines, "cupti_sustained", "separator_median_ns")),
+            "first_calls": (median_of(baselines, "cupti", "lead_median_ns"), median_of(baselines, "cupti", "separator_median_ns"))}
+
+
 def summarize(workload_runs):
     """{method: row} for one workload's {"arbiter": [...], "baselines": [...]} process results."""
     baselines = workload_runs["baselines"]
@@ -145,6 +160,7 @@ def summarize(workload_runs):
         "arbiter_plain": _row(arbiter_plain, arbiter_plain_why, reference),
         "arbiter_busy": _row(arbiter_busy, arbiter_busy_why, reference),
         "timer_steps_ns": _timer_steps(workload_runs),
+        "leads_ns": _leads(workload_runs),
         "same_process_error_pct": _same_process_error(workload_runs["arbiter"]),
         "arbiter": _row(medians, arbiter_why, reference),
         "arbiter_host": _row(hosts, [] if hosts else host_why, reference),
@@ -209,6 +225,14 @@ def workload_table(name, what, summary):
         lines += ["", "The GPU timer's step, read from the timestamps (medians are taken inside it): arbiter's probe "
                   f"{', '.join(map(str, steps.get('arbiter') or ['—']))} ns; the profiler "
                   f"{', '.join(map(str, steps.get('profiler') or ['—']))} ns"]
+    leads = summary.get("leads_ns") or {}
+    if any(lead is not None for lead, _ in leads.values()):
+        def said(key, before):
+            lead, length = leads.get(key) or (None, None)
+            return "—" if lead is None else f"{lead:.0f} ns after a {before} of {length / 1e3:.1f} µs"
+        lines += ["", "Where each call's first kernel starts, median over processes: arbiter's samples "
+                  f"{said('arbiter', 'hold')}; the profiler's sustained calls {said('sustained', 'hold')}; "
+                  f"its first calls {said('first_calls', 'flush')}"]
     if summary.get("arbiter_clocks"):
         lines += ["", "arbiter's processes in order, device time at the median SM clock of their samples (NVML): " +
                   ", ".join(f"{ms:.4f} ms @ {mhz:.0f} MHz" for ms, mhz in summary["arbiter_clocks"])]

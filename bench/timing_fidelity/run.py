@@ -108,7 +108,35 @@ def probe_spans(probe_out, probe_lib, device):
             "busy_median_ms": stepped.stepped_median(busy, step) / 1e6, "timer_step_ns": step,
             "plain_median_ms": statistics.median(spans) / 1e6, "samples": len(spans),
             # how many samples read each span, the 64 shortest readings: the steps a tiny kernel lands on
-            "span_readings_ns": dict(sorted(collections.Counter(spans).items())[:64])}
+            "span_readings_ns": dict(sorted(collections.Counter(spans).items())[:64]), **hold_leads(evidence)}
+
+
+# The runtime's own kernel that holds the harness stream while the host queues a sample's call
+# (src/runtime/stream_hold.cpp).
+HOLD_KERNEL = "arbiter_hold"
+
+
+def hold_leads(evidence):
+    """How each timed sample's device work began, over the samples whose kernels the probe lists one
+    by one: the time from the end of the runtime's hold to the call's first kernel, and the hold's
+    length, both medians in ns (None where no sample is listed with both)."""
+    samples = {i for i, w in enumerate(evidence.get("windows", [])) if w.get("label") == "sample"}
+    by_window = collections.defaultdict(list)
+    for kernel in evidence.get("kernels", []):
+        if kernel.get("window") in samples:
+            by_window[kernel["window"]].append(kernel)
+    leads, lengths = [], []
+    for kernels in by_window.values():
+        kernels.sort(key=lambda k: k.get("start_ns", 0))
+        hold = next((k for k in kernels if k.get("name") == HOLD_KERNEL), None)
+        work = [k for k in kernels if k is not hold]
+        if hold is not None and work:
+            leads.append(work[0]["start_ns"] - hold["end_ns"])
+            lengths.append(hold["end_ns"] - hold["start_ns"])
+    if not leads:
+        return {"lead_median_ns": None, "hold_median_ns": None, "leads_listed": 0}
+    return {"lead_median_ns": statistics.median(leads), "hold_median_ns": statistics.median(lengths),
+            "leads_listed": len(leads)}
 
 
 def measure(args, workload_done):

@@ -145,6 +145,22 @@ def _per_call(activities, separators):
     return calls
 
 
+def _leads(activities, separators):
+    """How each call's device work began: per call, the time from the end of the separator before
+    it (the hold where the pacing holds, else the flush) to the call's first activity, and that
+    separator's length, both in ns. A kernel that starts the moment the one before it ends starts
+    on a busy GPU; one that starts later starts on an idle GPU, which a tiny kernel's time shows."""
+    leads, lengths, before = [], [], None
+    for start, dur, name in activities:
+        if name in separators:
+            before = (start, dur)
+        elif before is not None:
+            leads.append((start - before[0] - before[1]) * 1e3)
+            lengths.append(before[1] * 1e3)
+            before = None
+    return leads, lengths
+
+
 # How the CUPTI reference paces its calls: KERNELBENCH_PACING as KernelBench does (the call queued
 # right behind the flush); arbiter's pacing (paced()) prepares each call as arbiter's prepare does —
 # the flush, the persisting-L2 reset, a synchronise — queues it behind a kernel that holds the
@@ -229,7 +245,9 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
         for call_idx in range(CUPTI_CALLS):
             _flushed_call(model, input_sets, flush, call_idx, pacing)
 
-    calls = _per_call(_profile(body, os.path.join(args.work, "trace.json")), separators)
+    activities = _profile(body, os.path.join(args.work, "trace.json"))
+    calls = _per_call(activities, separators)
+    leads_ns, separator_ns = _leads(activities, separators)
     if len(calls) != CUPTI_CALLS:
         return {"ok": False, "error": f"found {len(calls)} calls between flushes, expected {CUPTI_CALLS}",
                 "flush_names": sorted(flush_names), "hold_names": sorted(hold_names)}
@@ -247,7 +265,8 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
             "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
             **pacing, "warm_calls": warm_calls,
             "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),
-            "hold_names": sorted(hold_names), "sums_ms": sums, "spans_ms": spans}
+            "hold_names": sorted(hold_names), "sums_ms": sums, "spans_ms": spans,
+            "lead_median_ns": statistics.median(leads_ns), "separator_median_ns": statistics.median(separator_ns)}
 
 
 def _environment(device):

@@ -142,6 +142,48 @@ def test_cupti_trace_is_split_into_calls_at_the_flush(tmp_path):
     assert sum(dur for _, dur, _ in calls[1]) == 40.0
 
 
+def test_where_each_calls_first_kernel_starts_is_read_on_both_sides(tmp_path):
+    """The time from the end of the kernel before a call (arbiter's hold; the profiler's hold or
+    flush) to the call's first kernel: a kernel started on an idle GPU runs longer, so a difference
+    between the two sides' starts explains a difference between their times."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import report
+    import run
+    import worker
+    # The profiler's sustained calls: flush, hold, then the call's two kernels (times in µs).
+    activities = []
+    for call_idx, lead_us in enumerate((0.5, 0.7, 0.6)):
+        base = 1000.0 * call_idx
+        activities += [(base, 50.0, "flush"), (base + 60.0, 100.0, "hold"), (base + 160.0 + lead_us, 1.25, "add"),
+                       (base + 162.0 + lead_us, 1.0, "mul")]
+    leads, lengths = worker._leads(activities, {"flush", "hold"})
+    assert [round(v) for v in leads] == [500, 700, 600] and lengths == [100_000.0] * 3
+    # The first calls: no hold, the call after the flush.
+    leads, lengths = worker._leads([a for a in activities if a[2] != "hold"], {"flush"})
+    assert [round(v) for v in leads] == [110_500, 110_700, 110_600] and lengths == [50_000.0] * 3
+    # arbiter's samples: its hold kernel in each sample window, the call's kernel after it.
+    windows = [{"label": "sample"}, {"label": "case"}, {"label": "sample"}, {"label": "sample"}]
+    kernels = [{"name": "add", "start_ns": 50_608, "end_ns": 51_856, "window": 0},
+               {"name": "arbiter_hold", "start_ns": 30_000, "end_ns": 50_000, "window": 0},
+               {"name": "add", "start_ns": 70_000, "end_ns": 71_248, "window": 1},
+               {"name": "arbiter_hold", "start_ns": 80_000, "end_ns": 90_000, "window": 2},
+               {"name": "add", "start_ns": 90_640, "end_ns": 91_888, "window": 2},
+               {"name": "add", "start_ns": 99_000, "end_ns": 100_248, "window": 3}]  # its hold not listed
+    assert run.hold_leads({"windows": windows, "kernels": kernels}) == {
+        "lead_median_ns": 624.0, "hold_median_ns": 15_000.0, "leads_listed": 2}
+    baselines = [{"cupti": {"ok": True, "median_ms": 0.00128, "lead_median_ns": 110_000.0, "separator_median_ns": 50_000.0},
+                  "cupti_sustained": {"ok": True, "median_ms": 0.0013, "lead_median_ns": 600.0,
+                                      "separator_median_ns": 100_000.0}}]
+    arbiter = [{"arbiter_probe": {"ok": True, "median_ms": 0.00125, "busy_median_ms": 0.00125, "lead_median_ns": 624.0,
+                                  "hold_median_ns": 15_000.0}}]
+    summary = report.summarize({"arbiter": arbiter, "baselines": baselines})
+    table = report.workload_table("tiny", "add", summary)
+    assert ("arbiter's samples 624 ns after a hold of 15.0 µs; the profiler's sustained calls 600 ns after a hold "
+            "of 100.0 µs; its first calls 110000 ns after a flush of 50.0 µs") in table
+    assert "first kernel starts" not in report.workload_table("tiny", "add", report.summarize(
+        {"arbiter": [], "baselines": [{"cupti": {"ok": True, "median_ms": 0.001}}]}))
+
+
 def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_path):
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import report
@@ -156,7 +198,8 @@ def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_pat
     probe.write_text(json.dumps({"windows": windows}))
     got = run.probe_spans(str(probe), str(lib), "cuda")
     assert got == {"ok": True, "median_ms": 0.0011, "busy_median_ms": 0.001, "timer_step_ns": 0,
-                   "plain_median_ms": 0.0011, "samples": 4, "span_readings_ns": {0: 1, 1100: 3}}
+                   "plain_median_ms": 0.0011, "samples": 4, "span_readings_ns": {0: 1, 1100: 3},
+                   "lead_median_ns": None, "hold_median_ns": None, "leads_listed": 0}
     assert run.probe_spans(str(probe), str(lib), "cpu")["skipped"] == "skipped: needs cuda"
     runs = [{"arbiter_probe": got}, {"arbiter_probe": dict(got, median_ms=0.0012)}, {"arbiter_probe": {"ok": False}}]
     summary = report.summarize({"arbiter": runs, "baselines": [{"cupti": {"ok": True, "median_ms": 0.001}}]})
