@@ -286,9 +286,10 @@ def _size(runs):
 
 def _overrides(doc):
     overrides = doc.get("timing_overrides") or {}
-    if not overrides:
-        return ""
-    return "; arbiter's timing settings overridden: " + ", ".join(f"{k} = {v}" for k, v in overrides.items())
+    said = "; arbiter's timing settings overridden: " + ", ".join(f"{k} = {v}" for k, v in overrides.items()) if overrides else ""
+    if doc.get("hold_cycles"):
+        said += f"; the sustained reference's hold spins {doc['hold_cycles']} SM cycles"
+    return said
 
 
 def markdown(doc):

@@ -56,6 +56,8 @@ def run_worker(args, mode, workload, rep, work):
         cmd.append("--quick")
     for key, value in args.timing.items():
         cmd.append(f"--timing={key}={value}")
+    if args.hold_cycles is not None:
+        cmd.append(f"--hold-cycles={args.hold_cycles}")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")])))
     probe_out = os.path.join(work, f"{tag}-probe.json")
     probe_lib = os.path.join(os.path.dirname(os.path.abspath(args.runtime_lib)), "libarbiter_probe.so")
@@ -160,7 +162,8 @@ def write_results(args, argv, runs, started):
     that a run cut short keeps what it measured."""
     doc = {"generated_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "command": " ".join([os.path.basename(sys.executable), *sys.argv]) if argv is None else " ".join(argv),
-           "device": args.device, "quick": args.quick, "timing_overrides": args.timing, "procs": args.procs,
+           "device": args.device, "quick": args.quick, "timing_overrides": args.timing, "hold_cycles": args.hold_cycles,
+           "procs": args.procs,
            "runtime_lib": args.runtime_lib, "complete": list(runs) == args.workloads,
            "workloads": {w: workloads.WORKLOADS[w] for w in runs},
            "summary": {w: report.summarize(runs[w]) for w in runs}, "runs": runs,
@@ -183,6 +186,8 @@ def parse_args(argv):
     parser.add_argument("--timing", action="append", metavar="KEY=VALUE",
                         help="override one of arbiter's timing settings (timing_config.py; repeatable), for "
                              "arbiter's processes and the sustained CUPTI reference's pacing")
+    parser.add_argument("--hold-cycles", type=int,
+                        help="SM cycles the sustained CUPTI reference's hold spins (worker.py's default: about 100 µs)")
     args = parser.parse_args(argv)
     try:
         args.timing = timing_config.parse_overrides(args.timing)
@@ -194,6 +199,8 @@ def parse_args(argv):
         parser.error(f"unknown workloads {unknown}; known: {', '.join(workloads.WORKLOADS)}")
     if args.procs < 1:
         parser.error("--procs must be at least 1")
+    if args.hold_cycles is not None and args.hold_cycles < 1:
+        parser.error("--hold-cycles must be at least 1")
     args.runtime_lib = find_runtime_lib(args.runtime_lib)
     return args
 

@@ -166,16 +166,17 @@ def _leads(activities, separators):
 # the flush, the persisting-L2 reset, a synchronise — queues it behind a kernel that holds the
 # stream, as arbiter's device time does, warms up by time and rests after each call.
 KERNELBENCH_PACING = {"warm_s": 0.0, "rest_ratio": 0.0, "sync_after_flush": False, "reset_persisting_l2": False,
-                      "held": False}
+                      "hold_cycles": 0}
 # The hold: torch.cuda._sleep spins this many SM cycles (about 100 µs at 2 GHz), longer than the
-# host takes to queue any workload's call, so the call starts the moment the hold ends.
+# host takes to queue any workload's call, so the call starts the moment the hold ends (--hold-cycles
+# sets another length; the lead each process records says whether the call still came in time).
 HOLD_CYCLES = 200_000
 
 
-def paced(timing):
+def paced(timing, hold_cycles=HOLD_CYCLES):
     """The pacing of arbiter's timing loop for a timing config (timing_config.arbiter_config)."""
     return {"warm_s": timing["warmup_time_s"], "rest_ratio": timing["rest_ratio"], "sync_after_flush": True,
-            "reset_persisting_l2": True, "held": True}
+            "reset_persisting_l2": True, "hold_cycles": hold_cycles}
 
 
 @functools.cache
@@ -201,8 +202,8 @@ def _flushed_call(model, input_sets, flush, call_idx, pacing):
         reset_persisting_l2()
     if pacing["sync_after_flush"]:
         torch.cuda.synchronize()
-    if pacing["held"]:
-        torch.cuda._sleep(HOLD_CYCLES)
+    if pacing["hold_cycles"]:
+        torch.cuda._sleep(pacing["hold_cycles"])
     model(*input_sets[call_idx % len(input_sets)])
     torch.cuda.synchronize()
     if pacing["rest_ratio"] > 0:
@@ -234,7 +235,8 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
     if not flush_names:
         return {"ok": False, "error": "torch.profiler recorded no device activity for the flush"}
     # The hold's kernel separates calls as the flush does and is not counted either.
-    hold_names = _names_alone(lambda: torch.cuda._sleep(HOLD_CYCLES), args.work, "hold") if pacing["held"] else set()
+    hold_names = (_names_alone(lambda: torch.cuda._sleep(pacing["hold_cycles"]), args.work, "hold")
+                  if pacing["hold_cycles"] else set())
     separators = flush_names | hold_names
     for call_idx in range(CUPTI_WARMUP):
         model(*input_sets[call_idx % len(input_sets)])
@@ -299,6 +301,8 @@ def main(argv=None):
     parser.add_argument("--work", help="scratch folder (default: a temporary one)")
     parser.add_argument("--timing", action="append", metavar="KEY=VALUE",
                         help="override one of arbiter's timing settings (repeatable)")
+    parser.add_argument("--hold-cycles", type=int, default=HOLD_CYCLES,
+                        help=f"SM cycles the sustained reference's hold spins (default {HOLD_CYCLES})")
     args = parser.parse_args(argv)
     try:
         args.timing = timing_config.parse_overrides(args.timing)
@@ -321,7 +325,7 @@ def main(argv=None):
             _run_method(result, "kernelbench", lambda: measure_kernelbench(model, input_sets[0], args), args.out)
             _run_method(result, "do_bench", lambda: measure_do_bench(model, input_sets[0], args), args.out)
             _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
-            arbiters = paced(timing_config.arbiter_config(args.device, args.quick, args.timing))
+            arbiters = paced(timing_config.arbiter_config(args.device, args.quick, args.timing), args.hold_cycles)
             _run_method(result, "cupti_sustained", lambda: measure_cupti(model, input_sets, args, arbiters), args.out)
     return 0
 

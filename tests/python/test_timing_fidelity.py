@@ -45,14 +45,16 @@ def test_timing_overrides_reach_arbiters_processes_and_are_recorded(tmp_path, ru
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, RUN, "--device", "cpu", "--quick", "--procs", "1", "--workloads", "tiny",
                            "--timing", "rest_ratio=0.5", "--timing", "min_samples=12", "--runtime-lib", runtime_lib,
-                           "--out", str(out)], capture_output=True, text=True, timeout=240)
+                           "--hold-cycles", "30000", "--out", str(out)], capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((out / "results.json").read_text())
     assert doc["timing_overrides"] == {"rest_ratio": 0.5, "min_samples": 12}
     timing_json = doc["runs"]["tiny"]["arbiter"][0]["arbiter"]["timing_json"]
     assert timing_json["rest_ratio"] == 0.5 and timing_json["rest_s"] > 0
     assert timing_json["samples"] >= 12
-    assert "overridden: rest_ratio = 0.5, min_samples = 12" in (out / "results.md").read_text()
+    assert "overridden: rest_ratio = 0.5, min_samples = 12; the sustained reference's hold spins 30000 SM cycles" in (
+        out / "results.md").read_text()
+    assert doc["hold_cycles"] == 30000
 
     bad = subprocess.run([sys.executable, RUN, "--device", "cpu", "--quick", "--timing", "rest=1", "--runtime-lib",
                           runtime_lib, "--out", str(tmp_path / "bad")], capture_output=True, text=True, timeout=60)
@@ -94,7 +96,7 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
 
     arbiters = worker.paced(timing_config.arbiter_config("cuda", False, {}))
     assert arbiters == {"warm_s": 0.3, "rest_ratio": 0.5, "sync_after_flush": True, "reset_persisting_l2": True,
-                        "held": True}
+                        "hold_cycles": worker.HOLD_CYCLES}
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 3, arbiters)
     # prepared as arbiter's clock prepares a sample, queued behind a hold, on the rotated input set
     assert events[:6] == ["flush", "reset_l2", "sync", ("hold", worker.HOLD_CYCLES), ("call", 2), "sync"]
@@ -102,6 +104,11 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
     events.clear()
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 0, worker.KERNELBENCH_PACING)
     assert events == ["flush", ("call", 1), "sync"]  # KernelBench's: queued behind the flush, no rest
+    events.clear()
+    clock = iter([10.0, 10.004])
+    worker._flushed_call(lambda x: events.append(("call", x)), [(1,)], Flush(), 0, worker.paced(
+        timing_config.arbiter_config("cuda", False, {}), hold_cycles=20_000))
+    assert ("hold", 20_000) in events  # --hold-cycles: another length of hold
 
 
 def test_summary_errors_are_against_cupti():
