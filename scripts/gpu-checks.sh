@@ -3,7 +3,8 @@
 # each step's output in OUT/<step>.log (OUT defaults to ./gpu-checks):
 #   corpus     the guard corpus cases whose evidence needs the GPU (probe rules: B1 library kernels, …)
 #   prestart   wall per evaluation with and without candidates started ahead (docs/measurement.md)
-#   fidelity   timing fidelity (FIDELITY_WORKLOADS, default all four), five fresh processes each;
+#   fidelity   timing fidelity (FIDELITY_WORKLOADS, default all four), FIDELITY_PROCS (default 5) fresh
+#              processes each;
 #              FIDELITY_ARGS adds run.py options, split on spaces (for example "--hold-cycles 40000")
 #   gpu        the whole integration suite on cuda (ctest's gpu label); GPU_PYTEST_ARGS adds pytest
 #              options, split on spaces (for example "-n 4"); each test's result is logged as it ends,
@@ -55,7 +56,7 @@ for name in "${STEPS[@]}"; do
   fidelity)
     # shellcheck disable=SC2086 # FIDELITY_ARGS is a list of options
     step fidelity "${FIDELITY_LIMIT:-420}" "$PYTHON" bench/timing_fidelity/run.py --runtime-lib "$LIB" \
-      --workloads "${FIDELITY_WORKLOADS:-tiny,softmax,gemm,multi}" --procs 5 --out "$OUT/fidelity" ${FIDELITY_ARGS:-} ;;
+      --workloads "${FIDELITY_WORKLOADS:-tiny,softmax,gemm,multi}" --procs "${FIDELITY_PROCS:-5}" --out "$OUT/fidelity" ${FIDELITY_ARGS:-} ;;
   gpu)
     # shellcheck disable=SC2086 # GPU_PYTEST_ARGS is a list of options
     step gpu "${GPU_LIMIT:-3000}" env ARBITER_BIN="$BIN" ARBITER_PYTHON="$PYTHON" ARBITER_FAILURE_LOG="$OUT/gpu-failures.log" \
