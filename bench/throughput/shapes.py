@@ -1,14 +1,34 @@
-"""Per-shape device times of the passing evaluations of a results database, eager beside the
-candidate, as a markdown table: python3 bench/throughput/shapes.py results.db"""
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-rows = c.execute("""select p.key, m.name, me.shape, me.role, me.median_ms, me.samples, me.rel_noise, me.speedup, me.method, me.evaluation_id, me.id
- from measurement me join evaluation e on e.id=me.evaluation_id join solution s on s.id=e.solution_id
- join problem p on p.id=s.problem_id join model m on m.id=s.model_id where e.verdict='passed' order by me.evaluation_id, me.id""").fetchall()
-base = {}
-print("| problem | model | shape | eager ms | candidate ms | speedup | method |")
-print("|---|---|---|---:|---:|---:|---|")
-for r in rows:
-    if r[3] == 'baseline': base[(r[9], r[2])] = r[4]; continue
-    b = base.get((r[9], r[2]))
-    print(f"| {r[0]} | {r[1]} | {r[2]} | {b:.4f} | {r[4]:.4f} | {r[7]:.2f}× | {r[8]} |" if b else f"| {r[0]} | {r[1]} | {r[2]} | — | {r[4]:.4f} | — | {r[8]} |")
+"""Per-shape device times of the passing evaluations of a results database, eager (the baseline)
+beside the candidate, as a markdown table:
+
+    python3 bench/throughput/shapes.py results.db"""
+import sqlite3
+import sys
+
+QUERY = """SELECT p.key, m.name, me.shape, me.role, me.median_ms, me.speedup, me.method, me.evaluation_id
+           FROM measurement me JOIN evaluation e ON e.id = me.evaluation_id JOIN solution s ON s.id = e.solution_id
+           JOIN problem p ON p.id = s.problem_id JOIN model m ON m.id = s.model_id
+           WHERE e.verdict = 'passed' ORDER BY me.evaluation_id, me.id"""
+
+
+def rows(db):
+    """The table's lines for one database."""
+    with sqlite3.connect(db) as conn:
+        measurements = conn.execute(QUERY).fetchall()
+    baselines = {(eval_id, shape): ms for _, _, shape, role, ms, _, _, eval_id in measurements if role == "baseline"}
+    lines = ["| problem | model | shape | eager ms | candidate ms | speedup | method |",
+             "|---|---|---|---:|---:|---:|---|"]
+    for problem, model, shape, role, ms, speedup, method, eval_id in measurements:
+        if role == "baseline":
+            continue
+        eager = baselines.get((eval_id, shape))
+        eager_said = "—" if eager is None else f"{eager:.4f}"
+        speedup_said = "—" if eager is None or speedup is None else f"{speedup:.2f}×"
+        lines.append(f"| {problem} | {model} | {shape} | {eager_said} | {ms:.4f} | {speedup_said} | {method} |")
+    return lines
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    print("\n".join(rows(sys.argv[1])))
