@@ -17,11 +17,12 @@ import argparse
 import json
 import os
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
 import time
+
+import dbtable
 
 
 def _copies(solutions, copies, into):
@@ -36,8 +37,7 @@ def _copies(solutions, copies, into):
 
 
 def _walls(db):
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT e.wall_s, e.details_json, e.verdict FROM evaluation e ORDER BY e.id").fetchall()
+    rows = dbtable.fetch(db, "SELECT e.wall_s, e.details_json, e.verdict FROM evaluation e ORDER BY e.id")
     out = []
     for wall_s, details, verdict in rows:
         wall = json.loads(details or "{}").get("wall", {})
@@ -50,10 +50,9 @@ def _walls(db):
 def _times(db):
     """{(problem, shape, role): ([median_ms…], [host_median_ms…])} of the passing evaluations: the
     candidates', and the baseline's (the reference's own timing, once per problem)."""
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT p.key, m.shape, m.role, m.median_ms, m.host_median_ms FROM measurement m "
-                            "JOIN evaluation e ON e.id = m.evaluation_id JOIN solution s ON s.id = e.solution_id "
-                            "JOIN problem p ON p.id = s.problem_id WHERE e.verdict = 'passed'").fetchall()
+    rows = dbtable.fetch(db, "SELECT p.key, m.shape, m.role, m.median_ms, m.host_median_ms FROM measurement m "
+                             "JOIN evaluation e ON e.id = m.evaluation_id JOIN solution s ON s.id = e.solution_id "
+                             "JOIN problem p ON p.id = s.problem_id WHERE e.verdict = 'passed'")
     out = {}
     seen_baselines = set()
     for problem, shape, role, median_ms, host_ms in rows:

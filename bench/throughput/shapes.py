@@ -2,8 +2,7 @@
 beside the candidate, as a markdown table:
 
     python3 bench/throughput/shapes.py results.db"""
-import sqlite3
-import sys
+import dbtable
 
 QUERY = """SELECT p.key, m.name, me.shape, me.role, me.median_ms, me.speedup, me.method, me.evaluation_id
            FROM measurement me JOIN evaluation e ON e.id = me.evaluation_id JOIN solution s ON s.id = e.solution_id
@@ -13,8 +12,7 @@ QUERY = """SELECT p.key, m.name, me.shape, me.role, me.median_ms, me.speedup, me
 
 def rows(db):
     """The table's lines for one database."""
-    with sqlite3.connect(db) as conn:
-        measurements = conn.execute(QUERY).fetchall()
+    measurements = dbtable.fetch(db, QUERY)
     baselines = {(eval_id, shape): ms for _, _, shape, role, ms, _, _, eval_id in measurements if role == "baseline"}
     lines = ["| problem | model | shape | eager ms | candidate ms | speedup | method |",
              "|---|---|---|---:|---:|---:|---|"]
@@ -29,6 +27,4 @@ def rows(db):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    print("\n".join(rows(sys.argv[1])))
+    dbtable.main(rows, __doc__)

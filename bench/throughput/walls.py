@@ -3,8 +3,8 @@ per evaluation, and the reason of each that neither passed nor failed its output
 
     python3 bench/throughput/walls.py results.db"""
 import json
-import sqlite3
-import sys
+
+import dbtable
 
 QUERY = """SELECT e.id, p.key, m.name, e.verdict, e.speedup, e.wall_s, e.details_json, e.reason
            FROM evaluation e JOIN solution s ON s.id = e.solution_id JOIN problem p ON p.id = s.problem_id
@@ -18,8 +18,7 @@ def _seconds(wall, key):
 
 def rows(db):
     """The table's lines for one database."""
-    with sqlite3.connect(db) as conn:
-        evaluations = conn.execute(QUERY).fetchall()
+    evaluations = dbtable.fetch(db, QUERY)
     lines = ["| id | problem | model | verdict | speedup | wall s | " + " | ".join(PARTS) + " | probe |",
              "|---|---|---|---|---:|---:|" + "---:|" * len(PARTS) + "---|"]
     for eval_id, problem, model, verdict, speedup, wall_s, details_json, reason in evaluations:
@@ -36,6 +35,4 @@ def rows(db):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    print("\n".join(rows(sys.argv[1])))
+    dbtable.main(rows, __doc__)
