@@ -19,11 +19,12 @@ finding probe_finding(std::string pattern, severity level, std::string evidence)
 void stream_findings(const probe_evidence& e, const probe_shape& s, std::vector<finding>& out) {
   if (s.samples_off_stream > 0 && !e.extra_streams)
     out.push_back(probe_finding("T1", severity::reject,
-                                fmt::format("shape {}: {} kernels on streams other than the harness's in {} of {} timed calls",
-                                            s.shape, s.off_stream_kernels, s.samples_off_stream, s.samples)));
+                                fmt::format("shape {}: {} kernels, copies or memsets on streams other than the harness's "
+                                            "in {} of {} timed calls", s.shape, s.off_stream_work, s.samples_off_stream,
+                                            s.samples)));
   if (s.samples_escaping > 0)
     out.push_back(probe_finding("T1", severity::flag,
-                                fmt::format("shape {}: kernels still ran after {} of {} timed calls had been waited for "
+                                fmt::format("shape {}: device work still ran after {} of {} timed calls had been waited for "
                                             "(up to {:.1f} µs later)", s.shape, s.samples_escaping, s.samples,
                                             static_cast<double>(s.escape_max_ns) / 1e3)));
 }

@@ -82,11 +82,14 @@ void count_window(const std::string& label, const nlohmann::json& w, guard::prob
   if (!timed(label)) return;
   ++s.samples;
   if (kernels == 0) ++s.samples_without_kernels;
-  if (const auto off = number(w, "off_stream_kernels"); off > 0) {
+  // Copies and memsets are device work as kernels are: off the harness stream, or outliving the
+  // sample, they escape the timer alike.
+  if (const auto off = number(w, "off_stream_kernels") + number(w, "off_stream_transfers"); off > 0) {
     ++s.samples_off_stream;
-    s.off_stream_kernels += off;
+    s.off_stream_work += off;
   }
-  if (number(w, "after_end_kernels") > 0 && number(w, "after_end_max_ns") > guard::k_escape_slack_ns) {
+  if (number(w, "after_end_kernels") + number(w, "after_end_transfers") > 0 &&
+      number(w, "after_end_max_ns") > guard::k_escape_slack_ns) {
     ++s.samples_escaping;
     s.escape_max_ns = std::max(s.escape_max_ns, number(w, "after_end_max_ns"));
   }

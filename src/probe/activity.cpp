@@ -33,17 +33,17 @@ void take(const CUpti_Activity* record) {
     break;
   case CUPTI_ACTIVITY_KIND_MEMCPY: {
     const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-    the_recorder().copy({m.correlationId, m.streamId});
+    the_recorder().copy({m.correlationId, m.streamId, m.start, m.end});
     break;
   }
   case CUPTI_ACTIVITY_KIND_MEMCPY2: {
     const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-    the_recorder().copy({m.correlationId, m.streamId});
+    the_recorder().copy({m.correlationId, m.streamId, m.start, m.end});
     break;
   }
   case CUPTI_ACTIVITY_KIND_MEMSET: {
     const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-    the_recorder().memset({m.correlationId, m.streamId});
+    the_recorder().memset({m.correlationId, m.streamId, m.start, m.end});
     break;
   }
   default:

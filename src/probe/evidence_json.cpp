@@ -32,7 +32,9 @@ nlohmann::json window_json(const window_stats& w) {
           {"streams", w.streams},
           {"harness_stream", w.harness_stream >= 0 ? nlohmann::json(w.harness_stream) : nlohmann::json()},
           {"off_stream_kernels", w.off_stream_kernels},
+          {"off_stream_transfers", w.off_stream_transfers},
           {"after_end_kernels", w.after_end_kernels},
+          {"after_end_transfers", w.after_end_transfers},
           {"after_end_max_ns", w.after_end_max_ns},
           {"threads", w.threads}};
 }

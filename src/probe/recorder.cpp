@@ -16,10 +16,23 @@ void add_stream(std::vector<std::uint32_t>& streams, std::uint32_t stream) {
   if (std::find(streams.begin(), streams.end(), stream) == streams.end()) streams.push_back(stream);
 }
 
-void count_after_end(window_stats& w, std::uint64_t end_ns) {
+void count_after_end(window_stats& w, std::uint64_t end_ns, std::uint64_t& count) {
   if (end_ns <= w.end_ns) return;
-  ++w.after_end_kernels;
+  ++count;
   w.after_end_max_ns = std::max(w.after_end_max_ns, end_ns - w.end_ns);
+}
+
+/// One piece of the window's device work, a kernel or (transfer) a copy or memset: its time, its
+/// stream, and whether it outlived the window.
+void add_work(window_stats& w, std::uint32_t stream, std::uint64_t start_ns, std::uint64_t end_ns, bool transfer) {
+  w.busy_ns += end_ns > start_ns ? end_ns - start_ns : 0;
+  w.first_start_ns = w.first_start_ns == 0 ? start_ns : std::min(w.first_start_ns, start_ns);
+  w.last_end_ns = std::max(w.last_end_ns, end_ns);
+  add_stream(w.streams, stream);
+  if (w.harness_stream >= 0 && static_cast<std::int64_t>(stream) != w.harness_stream)
+    ++(transfer ? w.off_stream_transfers : w.off_stream_kernels);
+  if (w.open()) (transfer ? w.pending_transfer_ends : w.pending_ends).push_back(end_ns);
+  else count_after_end(w, end_ns, transfer ? w.after_end_transfers : w.after_end_kernels);
 }
 
 } // namespace
@@ -64,9 +77,10 @@ void recorder::close_open(std::uint32_t last_correlation, std::uint64_t now_ns, 
   w.last_correlation = last_correlation < w.first_correlation ? w.first_correlation - 1 : last_correlation;
   w.end_ns = now_ns;
   w.threads = threads;
-  for (const auto end_ns : w.pending_ends) count_after_end(w, end_ns);
-  w.pending_ends.clear();
-  w.pending_ends.shrink_to_fit();
+  for (const auto end_ns : w.pending_ends) count_after_end(w, end_ns, w.after_end_kernels);
+  for (const auto end_ns : w.pending_transfer_ends) count_after_end(w, end_ns, w.after_end_transfers);
+  w.pending_ends = {};
+  w.pending_transfer_ends = {};
 }
 
 window_stats* recorder::window_of(std::uint32_t correlation) {
@@ -105,13 +119,7 @@ void recorder::kernel(const kernel_record& k) {
     m_evidence.outside_busy_ns += duration;
   } else {
     ++w->kernels;
-    w->busy_ns += duration;
-    w->first_start_ns = w->first_start_ns == 0 ? run.start_ns : std::min(w->first_start_ns, run.start_ns);
-    w->last_end_ns = std::max(w->last_end_ns, run.end_ns);
-    add_stream(w->streams, run.stream);
-    if (w->harness_stream >= 0 && static_cast<std::int64_t>(run.stream) != w->harness_stream) ++w->off_stream_kernels;
-    if (w->open()) w->pending_ends.push_back(run.end_ns);
-    else count_after_end(*w, run.end_ns);
+    add_work(*w, run.stream, run.start_ns, run.end_ns, false);
   }
   if (m_evidence.kernel_details.size() >= k_max_kernel_details) {
     m_evidence.kernels_truncated = true;
@@ -121,18 +129,20 @@ void recorder::kernel(const kernel_record& k) {
   m_evidence.kernel_details.push_back({demangle(k.name), run, window});
 }
 
-void recorder::copy(const transfer_record& r) {
-  const std::lock_guard lock(m_mutex);
-  m_dirty = true;
-  ++m_evidence.copies;
-  if (auto* w = window_of(r.correlation)) ++w->copies;
-}
+void recorder::copy(const transfer_record& r) { transfer(r, &window_stats::copies, m_evidence.copies); }
 
-void recorder::memset(const transfer_record& r) {
+void recorder::memset(const transfer_record& r) { transfer(r, &window_stats::memsets, m_evidence.memsets); }
+
+void recorder::transfer(const transfer_record& r, std::uint64_t window_stats::*count, std::uint64_t& total) {
   const std::lock_guard lock(m_mutex);
   m_dirty = true;
-  ++m_evidence.memsets;
-  if (auto* w = window_of(r.correlation)) ++w->memsets;
+  ++total;
+  if (auto* w = window_of(r.correlation)) {
+    ++(w->*count);
+    add_work(*w, r.stream, r.start_ns, r.end_ns, true);
+  } else {
+    m_evidence.outside_busy_ns += r.end_ns > r.start_ns ? r.end_ns - r.start_ns : 0;
+  }
 }
 
 void recorder::capture_begun() {

@@ -37,10 +37,12 @@ struct kernel_record {
   kernel_run run;
 };
 
-/// A copy or a memset.
+/// A copy or a memset: where and when it ran.
 struct transfer_record {
   std::uint32_t correlation = 0;
   std::uint32_t stream = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
 };
 
 struct window_stats {
@@ -58,18 +60,24 @@ struct window_stats {
   std::uint64_t kernels = 0;
   std::uint64_t copies = 0;
   std::uint64_t memsets = 0;
+  // Its device work, kernels, copies and memsets alike: their durations summed, the first start
+  // and the last end, the streams they ran on (in order of first use).
   std::uint64_t busy_ns = 0;
-  std::uint64_t first_start_ns = 0; ///< 0 while no kernel
+  std::uint64_t first_start_ns = 0; ///< 0 while no work
   std::uint64_t last_end_ns = 0;
-  std::vector<std::uint32_t> streams; ///< streams its kernels ran on, in order of first use
+  std::vector<std::uint32_t> streams;
   std::uint64_t off_stream_kernels = 0;
+  std::uint64_t off_stream_transfers = 0; ///< copies and memsets on other streams
   std::uint64_t after_end_kernels = 0;
+  std::uint64_t after_end_transfers = 0;
   std::uint64_t after_end_max_ns = 0; ///< how far the latest of them ended past end_ns
   std::int64_t threads = -1;          ///< tasks of the process at the window's end
-  std::vector<std::uint64_t> pending_ends; ///< end times of kernels seen while it was open
+  std::vector<std::uint64_t> pending_ends;          ///< end times of kernels seen while it was open
+  std::vector<std::uint64_t> pending_transfer_ends; ///< and of copies and memsets
 
   bool open() const { return last_correlation == k_open; }
-  std::uint64_t span_ns() const { return kernels == 0 ? 0 : last_end_ns - first_start_ns; }
+  std::uint64_t work() const { return kernels + copies + memsets; }
+  std::uint64_t span_ns() const { return work() == 0 ? 0 : last_end_ns - first_start_ns; }
 };
 
 struct kernel_detail {
@@ -133,6 +141,8 @@ public:
 
 private:
   window_stats* window_of(std::uint32_t correlation); ///< m_mutex held; nullptr: outside every window
+  /// A copy or a memset, counted in `count` of its window (and `total` of the evidence).
+  void transfer(const transfer_record& r, std::uint64_t window_stats::*count, std::uint64_t& total);
   void close_open(std::uint32_t last_correlation, std::uint64_t now_ns, std::int64_t threads);
 
   mutable std::mutex m_mutex;

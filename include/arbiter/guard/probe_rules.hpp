@@ -12,8 +12,8 @@
 
 namespace arbiter::guard {
 
-/// A kernel that ends this long after its sample window closed escaped the timed span; less is
-/// left to the skew of CUPTI's timestamps.
+/// A kernel, copy or memset that ends this long after its sample window closed escaped the timed
+/// span; less is left to the skew of CUPTI's timestamps.
 inline constexpr std::uint64_t k_escape_slack_ns = 10'000;
 
 /// One shape's windows ("case": a correctness call, "sample"/"latency": a timed call).
@@ -23,9 +23,9 @@ struct probe_shape {
   int cases_with_kernels = 0;
   int samples = 0; ///< timed windows, "sample" and "latency"
   int samples_without_kernels = 0;
-  int samples_off_stream = 0; ///< with kernels on a stream other than the harness's
-  std::uint64_t off_stream_kernels = 0;
-  int samples_escaping = 0;   ///< with a kernel ending more than k_escape_slack_ns after the window
+  int samples_off_stream = 0; ///< with kernels, copies or memsets on a stream other than the harness's
+  std::uint64_t off_stream_work = 0; ///< how many of those
+  int samples_escaping = 0;   ///< with device work ending more than k_escape_slack_ns after the window
   std::uint64_t escape_max_ns = 0;
   std::uint64_t max_kernels_per_call = 0; ///< over case and timed windows
   std::optional<double> span_median_ms;   ///< median over "sample" windows of first start → last end

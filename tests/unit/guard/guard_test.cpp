@@ -195,7 +195,7 @@ TEST(probe_rules, a_clean_run_has_no_finding) {
 TEST(probe_rules, side_streams_and_escaping_work_are_T1) {
   auto e = clean_probe();
   e.shapes[0].samples_off_stream = 20;
-  e.shapes[0].off_stream_kernels = 20;
+  e.shapes[0].off_stream_work = 20;
   std::vector<finding> found;
   probe_findings(e, found);
   EXPECT_TRUE(has(found, "T1", severity::reject));

@@ -344,6 +344,25 @@ TEST_F(judge_fixture, probe_side_streams_reject_and_a_short_timer_flags) {
   EXPECT_TRUE(has_finding(j, "T4")); // 2 ms on the GPU, 0.5 ms reported
 }
 
+TEST_F(judge_fixture, copies_off_the_harness_stream_or_after_the_sample_escape_the_timer_as_kernels_do) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  auto side_copy = probe_window("sample", 1, 480'000);
+  side_copy["copies"] = 1;
+  side_copy["off_stream_transfers"] = 1;
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), side_copy});
+  auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_TRUE(has_finding(j, "T1"));
+  auto late_memset = probe_window("sample", 1, 480'000);
+  late_memset["memsets"] = 1;
+  late_memset["after_end_transfers"] = 1;
+  late_memset["after_end_max_ns"] = 50'000;
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), late_memset});
+  j = judge();
+  EXPECT_TRUE(has_finding(j, "T1")) << j.result.reason;
+}
+
 TEST_F(judge_fixture, timed_calls_without_kernels_are_flagged) {
   candidate_outputs({1, 2, 3});
   m_run.probe = "enabled";

@@ -45,8 +45,8 @@ TEST(recorder, attributes_records_to_windows_by_correlation_range) {
   rec.kernel(kernel_at(17, 3100, 3200));
   rec.kernel(kernel_at(19, 3250, 3500));
   rec.kernel(kernel_at(25, 4100, 4200)); // after the last window
-  rec.copy({13, 7});
-  rec.memset({18, 7});
+  rec.copy({13, 7, 1050, 1080});
+  rec.memset({18, 7, 3500, 3600}); // the call's last work: a memset after its kernels
   const auto e = rec.snapshot();
   ASSERT_EQ(e.windows.size(), 2u);
   EXPECT_EQ(e.windows[0].kernels, 1u);
@@ -55,8 +55,9 @@ TEST(recorder, attributes_records_to_windows_by_correlation_range) {
   EXPECT_EQ(e.windows[1].kernels, 2u);
   EXPECT_EQ(e.windows[1].launches, 2u);
   EXPECT_EQ(e.windows[1].memsets, 1u);
-  EXPECT_EQ(e.windows[1].busy_ns, 100u + 250u);
-  EXPECT_EQ(e.windows[1].span_ns(), 400u); // 3100 → 3500
+  EXPECT_EQ(e.windows[1].busy_ns, 100u + 250u + 100u);
+  EXPECT_EQ(e.windows[1].span_ns(), 500u); // 3100 → 3600, the memset's end
+  EXPECT_EQ(e.windows[0].span_ns(), 250u); // 1050 → 1300: the copy came first
   EXPECT_EQ(e.windows[1].threads, 6);
   EXPECT_EQ(e.outside_kernels, 2u);
   EXPECT_EQ(e.outside_busy_ns, 10u + 100u);
@@ -90,6 +91,43 @@ TEST(recorder, counts_side_streams_and_work_ending_after_the_window) {
   EXPECT_EQ(w.after_end_max_ns, 600u);
   EXPECT_EQ(w.streams, (std::vector<std::uint32_t>{7, 9}));
   EXPECT_TRUE(w.pending_ends.empty());
+}
+
+TEST(recorder, copies_and_memsets_are_device_work_like_kernels) {
+  // A call whose only kernel is a token, the answer copied in on a side stream after the window:
+  // the copy counts in the span, on its stream and as work that outlived the sample.
+  recorder rec;
+  rec.begin("sample", 1, 0, 7, 1, 1000);
+  rec.kernel(kernel_at(2, 1100, 1110, 7));
+  rec.copy({3, 9, 1120, 1900});
+  rec.end(5, 2000, -1);
+  rec.memset({4, 9, 1950, 2400}); // arrives after the end, ends after it
+  rec.copy({6, 7, 5000, 5100});   // outside every window
+  const auto e = rec.snapshot();
+  const auto& w = e.windows.at(0);
+  EXPECT_EQ(w.kernels, 1u);
+  EXPECT_EQ(w.copies, 1u);
+  EXPECT_EQ(w.memsets, 1u);
+  EXPECT_EQ(w.busy_ns, 10u + 780u + 450u);
+  EXPECT_EQ(w.span_ns(), 1300u); // 1100 → 2400
+  EXPECT_EQ(w.off_stream_kernels, 0u);
+  EXPECT_EQ(w.off_stream_transfers, 2u);
+  EXPECT_EQ(w.after_end_kernels, 0u);
+  EXPECT_EQ(w.after_end_transfers, 1u);
+  EXPECT_EQ(w.after_end_max_ns, 400u);
+  EXPECT_EQ(w.streams, (std::vector<std::uint32_t>{7, 9}));
+  EXPECT_EQ(e.outside_busy_ns, 100u);
+  EXPECT_EQ(e.copies, 2u);
+  // A window whose only work is a copy has a span: the copy's.
+  recorder copy_only;
+  copy_only.begin("sample", 0, 0, 7, 1, 0);
+  copy_only.copy({1, 7, 100, 164});
+  copy_only.end(2, 1000, -1);
+  EXPECT_EQ(copy_only.snapshot().windows.at(0).span_ns(), 64u);
+  const auto doc = parsed(rec)["windows"][0];
+  EXPECT_EQ(doc["off_stream_transfers"], 2);
+  EXPECT_EQ(doc["after_end_transfers"], 1);
+  EXPECT_EQ(doc["span_ns"], 1300);
 }
 
 TEST(recorder, the_runtime_hold_kernel_is_not_the_candidates) {
@@ -213,7 +251,7 @@ TEST(evidence_json, has_the_documented_fields) {
   EXPECT_EQ(w["harness_stream"], 7);
   EXPECT_EQ(w["streams"], nlohmann::json::array({7}));
   for (const char* key : {"begin_ns", "end_ns", "launches", "kernels", "copies", "memsets", "off_stream_kernels",
-                          "after_end_kernels", "threads"})
+                          "off_stream_transfers", "after_end_kernels", "after_end_transfers", "threads"})
     EXPECT_TRUE(w.contains(key)) << key;
   const auto& k = doc["kernels"][0];
   EXPECT_EQ(k["name"], "matmul(float const*, float const*, float*, int)");
