@@ -137,11 +137,10 @@ void recorder::transfer(const transfer_record& r, std::uint64_t window_stats::*c
   const std::lock_guard lock(m_mutex);
   m_dirty = true;
   ++total;
+  // Outside the windows only kernels are summed: the runtime's own L2 flush is a memset there.
   if (auto* w = window_of(r.correlation)) {
     ++(w->*count);
     add_work(*w, r.stream, r.start_ns, r.end_ns, true);
-  } else {
-    m_evidence.outside_busy_ns += r.end_ns > r.start_ns ? r.end_ns - r.start_ns : 0;
   }
 }
 
