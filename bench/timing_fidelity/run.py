@@ -103,7 +103,7 @@ def probe_spans(probe_out, probe_lib, device):
     if not spans:
         return {"ok": False, "error": "no timed sample windows in the probe's evidence"}
     step = stepped.timer_step_ns(k.get("end_ns", 0) - k.get("start_ns", 0) for k in evidence.get("kernels", []))
-    # The same samples' kernel durations summed (busy_ns): CUPTI's kernel time in this very process,
+    # The same samples' kernel (and copy and memset) durations summed (busy_ns): CUPTI's kernel time in this very process,
     # so that the comparison with the span carries no difference between processes.
     busy = [w["busy_ns"] for w in worked] + [0] * (len(windows) - len(worked))
     return {"ok": True, "median_ms": stepped.stepped_median(spans, step) / 1e6,
