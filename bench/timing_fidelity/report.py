@@ -130,11 +130,12 @@ def _leads(workload_runs):
         values = [(run.get(method) or {}).get(key) for run in runs]
         values = [v for v in values if isinstance(v, (int, float))]
         return statistics.median(values) if values else None
+    def pair(runs, method, length_key):
+        return median_of(runs, method, "lead_median_ns"), median_of(runs, method, length_key)
     arbiter, baselines = workload_runs["arbiter"], workload_runs["baselines"]
-    return {"arbiter": (median_of(arbiter, "arbiter_probe", "lead_median_ns"), median_of(arbiter, "arbiter_probe", "hold_median_ns")),
-            "sustained": (median_of(baselines, "cupti_sustained", "lead_median_ns"),
-                          median_of(baselines, "cupti_sustained", "separator_median_ns")),
-            "first_calls": (median_of(baselines, "cupti", "lead_median_ns"), median_of(baselines, "cupti", "separator_median_ns"))}
+    return {"arbiter": pair(arbiter, "arbiter_probe", "hold_median_ns"),
+            "sustained": pair(baselines, "cupti_sustained", "separator_median_ns"),
+            "first_calls": pair(baselines, "cupti", "separator_median_ns")}
 
 
 def summarize(workload_runs):
