@@ -287,7 +287,9 @@ def _size(runs):
 
 def _overrides(doc):
     overrides = doc.get("timing_overrides") or {}
-    said = "; arbiter's timing settings overridden: " + ", ".join(f"{k} = {v}" for k, v in overrides.items()) if overrides else ""
+    said = ""
+    if overrides:
+        said = "; arbiter's timing settings overridden: " + ", ".join(f"{k} = {v}" for k, v in overrides.items())
     if doc.get("hold_cycles"):
         said += f"; the sustained reference's hold spins {doc['hold_cycles']} SM cycles"
     return said

@@ -103,8 +103,8 @@ def probe_spans(probe_out, probe_lib, device):
     if not spans:
         return {"ok": False, "error": "no timed sample windows in the probe's evidence"}
     step = stepped.timer_step_ns(k.get("end_ns", 0) - k.get("start_ns", 0) for k in evidence.get("kernels", []))
-    # The same samples' kernel (and copy and memset) durations summed (busy_ns): CUPTI's kernel time in this very process,
-    # so that the comparison with the span carries no difference between processes.
+    # The same samples' kernel (and copy and memset) durations summed (busy_ns): CUPTI's kernel time
+    # in this very process, so that the comparison with the span carries no difference between processes.
     busy = [w["busy_ns"] for w in worked] + [0] * (len(windows) - len(worked))
     return {"ok": True, "median_ms": stepped.stepped_median(spans, step) / 1e6,
             "busy_median_ms": stepped.stepped_median(busy, step) / 1e6, "timer_step_ns": step,
@@ -131,9 +131,9 @@ def hold_leads(evidence):
     for kernels in by_window.values():
         kernels.sort(key=lambda k: k.get("start_ns", 0))
         hold = next((k for k in kernels if k.get("name") == HOLD_KERNEL), None)
-        work = [k for k in kernels if k is not hold]
-        if hold is not None and work:
-            leads.append(work[0]["start_ns"] - hold["end_ns"])
+        first = next((k for k in kernels if k is not hold), None)
+        if hold is not None and first is not None:
+            leads.append(first["start_ns"] - hold["end_ns"])
             lengths.append(hold["end_ns"] - hold["start_ns"])
     if not leads:
         return {"lead_median_ns": None, "hold_median_ns": None, "leads_listed": 0}

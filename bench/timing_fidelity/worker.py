@@ -129,20 +129,23 @@ def _names_alone(body, work, what):
     return {name for _, _, name in _profile(body, os.path.join(work, f"{what}_trace.json"))}
 
 
+def _split(activities, separators):
+    """[(separator, call)]: the device activities grouped into calls, each after the separator (the
+    flush, the hold) that started it; separators are not counted, calls without activity dropped."""
+    groups, current = [], None
+    for activity in activities:
+        if activity[2] in separators:
+            current = (activity, [])
+            groups.append(current)
+        elif current is not None:
+            current[1].append(activity)
+    return [(separator, call) for separator, call in groups if call]
+
+
 def _per_call(activities, separators):
     """Device activities grouped into calls: each separator (the flush, the hold) starts a new call
     and is not counted."""
-    calls, current = [], None
-    for start, dur, name in activities:
-        if name in separators:
-            if current:
-                calls.append(current)
-            current = []
-        elif current is not None:
-            current.append((start, dur, name))
-    if current:
-        calls.append(current)
-    return calls
+    return [call for _, call in _split(activities, separators)]
 
 
 def _leads(activities, separators):
@@ -150,15 +153,9 @@ def _leads(activities, separators):
     it (the hold where the pacing holds, else the flush) to the call's first activity, and that
     separator's length, both in ns. A kernel that starts the moment the one before it ends starts
     on a busy GPU; one that starts later starts on an idle GPU, which a tiny kernel's time shows."""
-    leads, lengths, before = [], [], None
-    for start, dur, name in activities:
-        if name in separators:
-            before = (start, dur)
-        elif before is not None:
-            leads.append((start - before[0] - before[1]) * 1e3)
-            lengths.append(before[1] * 1e3)
-            before = None
-    return leads, lengths
+    groups = _split(activities, separators)
+    leads = [(call[0][0] - separator[0] - separator[1]) * 1e3 for separator, call in groups]
+    return leads, [separator[1] * 1e3 for separator, _ in groups]
 
 
 # How the CUPTI reference paces its calls: KERNELBENCH_PACING as KernelBench does (the call queued

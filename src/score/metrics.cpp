@@ -44,7 +44,8 @@ double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step) {
   if (readings.empty()) return 0;
   std::sort(readings.begin(), readings.end());
   // A step some reading does not keep to is not the readings' clock's: the plain median.
-  const bool on_steps = step > 1 && std::all_of(readings.begin(), readings.end(), [&](std::uint64_t r) { return r % step == 0; });
+  const bool on_steps =
+      step > 1 && std::all_of(readings.begin(), readings.end(), [&](std::uint64_t r) { return r % step == 0; });
   if (!on_steps || readings.front() == readings.back())
     return runtime::quantile_sorted(std::vector<double>(readings.begin(), readings.end()), 0.5);
   // The step holding the middle of the readings: `below` readings lie under it, `in` inside it.
