@@ -10,28 +10,43 @@ import statistics
 # Fewer distinct durations may share a factor by chance (one kernel gives its own duration): the
 # step is then unknown (src/pipeline/probe_evidence.cpp k_step_min_distinct_durations).
 MIN_DISTINCT_DURATIONS = 16
+# How far a reading may sit from a multiple of the step and still be read as it (CUPTI maps the
+# GPU's timer onto the host's clock: score::k_timer_step_tolerance_ns).
+TOLERANCE_NS = 1
+# The steps looked for within a tolerance: below the smallest, every duration is near some multiple.
+SMALLEST_STEP_NS, LARGEST_STEP_NS = 8, 256
+
+
+def _off_step(value, step):
+    return abs(value - round(value / step) * step)
+
+
+def _step_within(durations, tolerance_ns):
+    """The largest step of SMALLEST_STEP_NS..LARGEST_STEP_NS every duration keeps to within
+    tolerance_ns; None where none does."""
+    return next((step for step in range(LARGEST_STEP_NS, SMALLEST_STEP_NS - 1, -1)
+                 if all(_off_step(d, step) <= tolerance_ns for d in durations)), None)
 
 
 def timer_step_ns(durations_ns):
-    """The clock's step read from exact durations (the probe's integer nanoseconds): their greatest
-    common divisor; 0 (unknown) where fewer than MIN_DISTINCT_DURATIONS distinct ones are positive."""
+    """The clock's step read from the probe's integer nanosecond durations: their greatest common
+    divisor, or where that is 1, the largest step every duration keeps to within TOLERANCE_NS (else
+    1); 0 (unknown) where fewer than MIN_DISTINCT_DURATIONS distinct ones are positive."""
     distinct = {int(d) for d in durations_ns if d > 0}
-    return math.gcd(*distinct) if len(distinct) >= MIN_DISTINCT_DURATIONS else 0
+    if len(distinct) < MIN_DISTINCT_DURATIONS:
+        return 0
+    common = math.gcd(*distinct)
+    return common if common > 1 else (_step_within(distinct, TOLERANCE_NS) or 1)
 
 
-def converted_step_ns(durations_ns, tolerance_ns=1.5, largest=256, fewest=20):
+def converted_step_ns(durations_ns, tolerance_ns=1.5, fewest=20):
     """The clock's step read from durations that passed through a clock conversion (torch.profiler's
     kineto maps CUPTI's timestamps to its own time base and writes microseconds: each duration
-    lands within about 1 ns of a multiple of the step): the largest step up to `largest` ns with
-    every positive duration within tolerance_ns of a multiple of it; 1 where none is, or where
+    lands within about 1 ns of a multiple of the step): the largest step up to LARGEST_STEP_NS ns
+    with every positive duration within tolerance_ns of a multiple of it; 1 where none is, or where
     fewer than `fewest` durations make a common step likely by chance."""
     positive = [d for d in durations_ns if d > 0]
-    if len(positive) < fewest:
-        return 1
-    for step in range(largest, 1, -1):
-        if all(abs(d - round(d / step) * step) <= tolerance_ns for d in positive):
-            return step
-    return 1
+    return (_step_within(positive, tolerance_ns) or 1) if len(positive) >= fewest else 1
 
 
 def snapped(values_ns, step):
@@ -40,12 +55,16 @@ def snapped(values_ns, step):
 
 
 def stepped_median(readings, step):
-    """The median of readings taken inside the clock's step; with a step of 0 or 1, a step some
-    reading is not a multiple of, or readings of one value, the plain median. Raises on no
-    readings, as statistics.median does."""
+    """The median of readings taken inside the clock's step, each reading within TOLERANCE_NS of a
+    multiple of it read as that multiple; with a step of 0 or 1, a step some reading does not keep
+    to, or readings of one value, the plain median. Raises on no readings, as statistics.median
+    does."""
     readings = sorted(readings)
-    if step <= 1 or any(r % step for r in readings) or readings[0] == readings[-1]:
+    if step <= 1 or any(_off_step(r, step) > TOLERANCE_NS for r in readings):
         return statistics.median(readings)
+    if round(readings[0] / step) == round(readings[-1] / step):
+        return statistics.median(readings)
+    readings = snapped(readings, step)
     middle = readings[(len(readings) - 1) // 2]
     below = sum(1 for r in readings if r < middle)
     inside = sum(1 for r in readings if r == middle)

@@ -99,10 +99,23 @@ void count_window(const std::string& label, const nlohmann::json& w, guard::prob
 // durations can share a factor by chance: one kernel listed gives its own duration); then the
 // step is unknown and medians are plain.
 constexpr std::size_t k_step_min_distinct_durations = 16;
+// The steps looked for where the durations have no common divisor but keep to one within
+// score::k_timer_step_tolerance_ns: below the smallest, every duration is near some multiple.
+constexpr std::uint64_t k_step_smallest_ns = 8, k_step_largest_ns = 256;
 
-/// The step of the clock the evidence's timestamps come from: the greatest common divisor of the
-/// durations of the kernels it lists one by one (32 ns on H100 and H200); 0 (unknown) where they
-/// hold fewer than k_step_min_distinct_durations distinct durations.
+bool keeps_to(const std::set<std::uint64_t>& durations, std::uint64_t step) {
+  return std::all_of(durations.begin(), durations.end(), [&](std::uint64_t d) {
+    const std::uint64_t off = d % step;
+    return std::min(off, step - off) <= score::k_timer_step_tolerance_ns;
+  });
+}
+
+/// The step of the clock the evidence's timestamps come from, read from the durations of the
+/// kernels it lists one by one: their greatest common divisor (32 ns on H100 and H200), or where
+/// that is 1, the largest step of k_step_smallest_ns..k_step_largest_ns every duration keeps to
+/// within score::k_timer_step_tolerance_ns (CUPTI's mapping of the GPU's timer onto the host's
+/// clock moves a reading by a nanosecond), else 1; 0 (unknown) where they hold fewer than
+/// k_step_min_distinct_durations distinct durations.
 std::uint64_t timer_step_ns(const nlohmann::json& doc) {
   const auto kernels = doc.find("kernels");
   if (kernels == doc.end() || !kernels->is_array()) return 0;
@@ -115,7 +128,10 @@ std::uint64_t timer_step_ns(const nlohmann::json& doc) {
   if (durations.size() < k_step_min_distinct_durations) return 0;
   std::uint64_t step = 0;
   for (const std::uint64_t d : durations) step = std::gcd(step, d);
-  return step;
+  if (step > 1) return step;
+  for (std::uint64_t near = k_step_largest_ns; near >= k_step_smallest_ns; --near)
+    if (keeps_to(durations, near)) return near;
+  return 1;
 }
 
 std::optional<double> median_ms(const std::vector<const nlohmann::json*>& windows, const char* key, std::uint64_t step) {

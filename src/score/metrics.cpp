@@ -43,11 +43,18 @@ double quantile(std::vector<double> values, double q) {
 double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step) {
   if (readings.empty()) return 0;
   std::sort(readings.begin(), readings.end());
-  // A step some reading does not keep to is not the readings' clock's: the plain median.
-  const bool on_steps =
-      step > 1 && std::all_of(readings.begin(), readings.end(), [&](std::uint64_t r) { return r % step == 0; });
-  if (!on_steps || readings.front() == readings.back())
+  // A step some reading does not keep to (within k_timer_step_tolerance_ns) is not the readings'
+  // clock's: the plain median. Those that keep to it count as the multiple they sit at.
+  std::vector<std::uint64_t> on_steps;
+  if (step > 1)
+    for (const std::uint64_t r : readings) {
+      const std::uint64_t nearest = (r + step / 2) / step * step;
+      if ((nearest > r ? nearest - r : r - nearest) > k_timer_step_tolerance_ns) break;
+      on_steps.push_back(nearest);
+    }
+  if (on_steps.size() != readings.size() || on_steps.front() == on_steps.back())
     return runtime::quantile_sorted(std::vector<double>(readings.begin(), readings.end()), 0.5);
+  readings = std::move(on_steps);
   // The step holding the middle of the readings: `below` readings lie under it, `in` inside it.
   const std::uint64_t middle = readings[(readings.size() - 1) / 2];
   const auto first = std::lower_bound(readings.begin(), readings.end(), middle);

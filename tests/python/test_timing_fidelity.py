@@ -4,6 +4,7 @@ The CUDA-only methods must say they were skipped, never fail."""
 import json
 import os
 import subprocess
+import statistics
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -255,6 +256,22 @@ def test_both_sides_take_their_medians_inside_the_gpu_timers_step(tmp_path):
     assert stepped.stepped_median([1248, 1250, 1250, 1280, 1280], 32) == 1250
     # Too few durations to trust a common step: none is assumed.
     assert stepped.converted_step_ns([1248.2, 1280.9]) == 1
+    # Durations with no step at all: none is found (not the smallest step every value is near).
+    assert stepped.converted_step_ns([1000 + 37 * i + 0.5 * (i % 3) for i in range(40)]) == 1
+    # The probe's timer mapped onto the host's clock: every duration and span within a nanosecond of
+    # the 32 ns steps, no common divisor left. The step is read within that nanosecond, and the
+    # median is the one on the steps.
+    off = [(0, 1, -1)[i % 3] for i in range(len(kernels))]
+    kernels = [dict(k, end_ns=k["end_ns"] + o) for k, o in zip(kernels, off)]
+    windows = [dict(w, span_ns=w["span_ns"] + o, busy_ns=w["busy_ns"] - o) for w, o in zip(windows, off[1:])]
+    probe.write_text(json.dumps({"windows": windows, "kernels": kernels}))
+    got = run.probe_spans(str(probe), str(lib), "cuda")
+    assert got["timer_step_ns"] == 32
+    assert abs(got["median_ms"] - inside) < 1e-15 and abs(got["busy_median_ms"] - inside) < 1e-15
+    # A span 3 ns off the step is not its clock's: the plain median.
+    windows[0]["span_ns"] += 3
+    probe.write_text(json.dumps({"windows": windows, "kernels": kernels}))
+    assert run.probe_spans(str(probe), str(lib), "cuda")["median_ms"] == statistics.median(w["span_ns"] for w in windows) / 1e6
 
 
 def test_device_time_is_also_compared_with_the_kernel_time_in_the_sustained_clock_state():

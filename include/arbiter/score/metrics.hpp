@@ -17,12 +17,17 @@ double mean(const std::vector<double>& values);   ///< 0 for empty
 double median(const std::vector<double>& values); ///< 0 for empty
 /// The q-quantile (0 <= q <= 1), linear between the two nearest ranks; 0 for empty.
 double quantile(std::vector<double> values, double q);
+/// How far (ns) a timer reading may sit from a multiple of the timer's step and still be read as
+/// that multiple.
+inline constexpr std::uint64_t k_timer_step_tolerance_ns = 1;
 /// The median of readings of a clock that advances in steps of `step` (the GPU's global timer, which
 /// CUPTI's timestamps come from, steps 32 ns on H100 and H200: a 1.3 µs kernel reads 1248 or 1280
 /// ns). Each reading v stands for a time spread evenly over [v - step/2, v + step/2), and the median
 /// is interpolated inside the step it falls in (the median of grouped data): it resolves between
 /// two neighbouring readings as the share of each moves, where the plain median jumps from one to
-/// the other. With a step of 0 or 1, a step some reading is not a multiple of, or readings of one
+/// the other. A reading within k_timer_step_tolerance_ns of a multiple of the step counts as that
+/// multiple (CUPTI maps the GPU's timer onto the host's clock, which moves a reading by a
+/// nanosecond). With a step of 0 or 1, a step some reading does not keep to, or readings of one
 /// value, it is the plain median. 0 for empty.
 double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step);
 /// Unbiased pass@k estimator: 1 - C(n-c, k) / C(n, k); 1 when n - c < k.

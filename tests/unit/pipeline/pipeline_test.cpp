@@ -332,6 +332,19 @@ TEST_F(judge_fixture, a_tiny_kernels_device_time_resolves_inside_the_timers_step
   EXPECT_EQ(j.details["probe"]["timer_step_ns"], 32);
   EXPECT_NEAR(measurement(j, "candidate").median_ms, (1232 + 32.0 * 5 / 6) * 1e-6, 1e-15);
   EXPECT_NEAR(j.details["probe"]["shapes"][0]["span_median_ms"].get<double>(), (1232 + 32.0 * 5 / 6) * 1e-6, 1e-15);
+  // The timer mapped onto the host's clock: every listed duration and span within a nanosecond of
+  // the 32 ns steps, no common divisor left. The step is read within that nanosecond, and the
+  // median is the one on the steps.
+  for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i]["end_ns"] = kernels[i]["end_ns"].get<int>() + (i % 3 == 0 ? 1 : -1) * static_cast<int>(i % 2);
+  for (std::size_t i = 1; i < windows.size(); ++i) windows[i]["span_ns"] = windows[i]["span_ns"].get<int>() + static_cast<int>(i % 3) - 1;
+  write_probe(eval() / "outputs/probe.json", windows, 0, kernels);
+  const auto off = judge();
+  EXPECT_EQ(off.details["probe"]["timer_step_ns"], 32);
+  EXPECT_NEAR(measurement(off, "candidate").median_ms, (1232 + 32.0 * 5 / 6) * 1e-6, 1e-15);
+  // A step the durations keep to but a span does not (3 ns off) is not the spans' clock: plain.
+  windows[1]["span_ns"] = windows[1]["span_ns"].get<int>() + 3;
+  write_probe(eval() / "outputs/probe.json", windows, 0, kernels);
+  EXPECT_DOUBLE_EQ(measurement(judge(), "candidate").median_ms, 1250e-6);
 }
 
 TEST_F(judge_fixture, probe_side_streams_reject_and_a_short_timer_flags) {

@@ -70,6 +70,10 @@ TEST(metrics, stepped_median_resolves_between_two_readings_of_a_stepping_clock) 
   EXPECT_DOUBLE_EQ(score::stepped_median({1248, 1248, 1280, 1280}, 32), 1264.0);
   // A step one reading does not keep to is not their clock's: the plain median.
   EXPECT_DOUBLE_EQ(score::stepped_median({1248, 1250, 1250, 1280, 1280}, 32), 1250.0);
+  // Readings a nanosecond off the step (the timer mapped onto the host's clock) count as the
+  // multiple they sit at: the same median as the readings on it.
+  EXPECT_DOUBLE_EQ(score::stepped_median({1281, 1247, 1249, 1279, 1248, 1248, 1280, 1247, 1281, 1249}, 32), 1232 + 32.0 * 5 / 6);
+  EXPECT_DOUBLE_EQ(score::stepped_median({1247, 1249, 1281}, 32), 1232 + 32.0 * 1.5 / 2);
 }
 
 TEST(metrics, pass_at_k_matches_hand_computed_values) {
