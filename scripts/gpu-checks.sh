@@ -12,7 +12,8 @@
 #              the named test files or node ids (space-separated, relative to the repository)
 # Usage: scripts/gpu-checks.sh [OUT] [step ...]   (default steps: corpus prestart fidelity)
 # Needs a build: build/dev (cmake --preset dev && cmake --build --preset dev), or the folder named by
-# ARBITER_BUILD holding bin/arbiter, lib/libarbiter_runtime.so and lib/libarbiter_probe.so.
+# ARBITER_BUILD holding bin/arbiter, lib/libarbiter_runtime.so and lib/libarbiter_probe.so
+# (scripts/bundle-build.sh makes such a folder, with its libraries, for a GPU host without them).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-gpu-checks}
