@@ -113,11 +113,6 @@ def probe_spans(probe_out, probe_lib, device):
             "span_readings_ns": dict(sorted(collections.Counter(spans).items())[:64]), **hold_leads(evidence)}
 
 
-# The runtime's own kernel that holds the harness stream while the host queues a sample's call
-# (src/runtime/stream_hold.cpp).
-HOLD_KERNEL = "arbiter_hold"
-
-
 def hold_leads(evidence):
     """How each timed sample's device work began, over the samples whose kernels the probe lists one
     by one: the time from the end of the runtime's hold to the call's first kernel, and the hold's
@@ -130,7 +125,7 @@ def hold_leads(evidence):
     leads, lengths = [], []
     for kernels in by_window.values():
         kernels.sort(key=lambda k: k.get("start_ns", 0))
-        hold = next((k for k in kernels if k.get("name") == HOLD_KERNEL), None)
+        hold = next((k for k in kernels if k.get("name") == timing_config.HOLD_KERNEL), None)
         first = next((k for k in kernels if k is not hold), None)
         if hold is not None and first is not None:
             leads.append(first["start_ns"] - hold["end_ns"])

@@ -8,6 +8,9 @@ one run; results.json records them)."""
 ARBITER_TIMING = {"warmup_calls": 3, "warmup_time_s": 0.3, "min_samples": 10, "max_samples": 1000, "min_time_s": 0.5,
                   "max_time_s": 2.0, "target_rel_noise": 0.01, "l2_flush_bytes": 0, "rest_ratio": 0.5}
 CPU_TIMING = {**ARBITER_TIMING, "warmup_time_s": 0.0, "min_time_s": 0.1, "rest_ratio": 0.0}
+# The runtime's own kernel that holds the harness stream while the host queues a sample's call
+# (src/runtime/stream_hold.cpp): the probe's evidence and the profiler's traces name it.
+HOLD_KERNEL = "arbiter_hold"
 QUICK = {"warmup_time_s": 0.0, "min_time_s": 0.0, "max_time_s": 0.3}  # --quick: short timing on either device
 
 

@@ -148,14 +148,48 @@ def _per_call(activities, separators):
     return [call for _, call in _split(activities, separators)]
 
 
-def _leads(activities, separators):
-    """How each call's device work began: per call, the time from the end of the separator before
-    it (the hold where the pacing holds, else the flush) to the call's first activity, and that
-    separator's length, both in ns. A kernel that starts the moment the one before it ends starts
-    on a busy GPU; one that starts later starts on an idle GPU, which a tiny kernel's time shows."""
-    groups = _split(activities, separators)
+def _leads(groups):
+    """How each call's device work began, over _split's [(separator, call)]: per call, the time from
+    the end of the separator before it (the hold where the pacing holds, else the flush) to the
+    call's first activity, and that separator's length, both in ns. A kernel that starts the moment
+    the one before it ends starts on a busy GPU; one that starts later starts on an idle GPU, which a
+    tiny kernel's time shows."""
     leads = [(call[0][0] - separator[0] - separator[1]) * 1e3 for separator, call in groups]
     return leads, [separator[1] * 1e3 for separator, _ in groups]
+
+
+def _held_calls(activities, call_names):
+    """[(hold, call)]: the calls arbiter's timing loop queued behind its hold (its timed samples),
+    each the activities named as the call's own (call_names) that follow the hold's kernel
+    (timing_config.HOLD_KERNEL), up to the first other activity (the next flush, hold or the clock's
+    empty kernel). Warm-up and host-latency calls are not held and are left out, as are holds with
+    no call behind them."""
+    groups, current = [], None
+    for activity in activities:
+        if activity[2] == timing_config.HOLD_KERNEL:
+            current = (activity, [])
+            groups.append(current)
+        elif current is not None and activity[2] in call_names:
+            current[1].append(activity)
+        else:
+            current = None
+    return [(hold, call) for hold, call in groups if call]
+
+
+def _call_stats(calls):
+    """The medians of calls' kernel sums and spans as the profiler saw them: the GPU timer's step read
+    from the calls' own activities (not the flushes' and holds': the longer a duration, the further
+    kineto's conversion may carry it off the step); each duration snapped to it undoes the
+    conversion, and the medians are taken inside the step, as arbiter takes its own (stepped.py)."""
+    step = stepped.converted_step_ns([dur * 1e3 for call in calls for _, dur, _ in call])
+    sums_ns = [sum(stepped.snapped([dur * 1e3 for _, dur, _ in call], step)) for call in calls]
+    spans_ns = stepped.snapped([(call[-1][0] + call[-1][1] - call[0][0]) * 1e3 for call in calls], step)
+    sums, spans = [v / 1e6 for v in sums_ns], [v / 1e6 for v in spans_ns]
+    return {"median_ms": stepped.stepped_median(sums_ns, step) / 1e6,
+            "span_median_ms": stepped.stepped_median(spans_ns, step) / 1e6, "timer_step_ns": step,
+            "plain_median_ms": statistics.median(sums), "plain_span_median_ms": statistics.median(spans),
+            "kernels_per_call": statistics.median(len(call) for call in calls), "calls": len(calls),
+            "kernel_names": sorted({name for _, _, name in calls[0]}), "sums_ms": sums, "spans_ms": spans}
 
 
 # How the CUPTI reference paces its calls: KERNELBENCH_PACING as KernelBench does (the call queued
@@ -245,27 +279,54 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
             _flushed_call(model, input_sets, flush, call_idx, pacing)
 
     activities = _profile(body, os.path.join(args.work, "trace.json"))
-    calls = _per_call(activities, separators)
-    leads_ns, separator_ns = _leads(activities, separators)
-    if len(calls) != CUPTI_CALLS:
-        return {"ok": False, "error": f"found {len(calls)} calls between flushes, expected {CUPTI_CALLS}",
+    groups = _split(activities, separators)
+    if len(groups) != CUPTI_CALLS:
+        return {"ok": False, "error": f"found {len(groups)} calls between flushes, expected {CUPTI_CALLS}",
                 "flush_names": sorted(flush_names), "hold_names": sorted(hold_names)}
-    # The GPU timer's step, read from the calls' own activities (not the flushes' and holds': the
-    # longer a duration, the further kineto's conversion may carry it off the step); each duration
-    # snapped to it undoes the conversion, and the medians are taken inside the step, as arbiter
-    # takes its own (stepped.py).
-    step = stepped.converted_step_ns([dur * 1e3 for call in calls for _, dur, _ in call])
-    sums_ns = [sum(stepped.snapped([dur * 1e3 for _, dur, _ in call], step)) for call in calls]
-    spans_ns = stepped.snapped([(call[-1][0] + call[-1][1] - call[0][0]) * 1e3 for call in calls], step)
-    sums, spans = [v / 1e6 for v in sums_ns], [v / 1e6 for v in spans_ns]
-    return {"ok": True, "median_ms": stepped.stepped_median(sums_ns, step) / 1e6,
-            "span_median_ms": stepped.stepped_median(spans_ns, step) / 1e6, "timer_step_ns": step,
-            "plain_median_ms": statistics.median(sums), "plain_span_median_ms": statistics.median(spans),
-            "kernels_per_call": statistics.median(len(call) for call in calls), "calls": CUPTI_CALLS,
-            **pacing, "warm_calls": warm_calls,
-            "kernel_names": sorted({name for _, _, name in calls[0]}), "flush_names": sorted(flush_names),
-            "hold_names": sorted(hold_names), "sums_ms": sums, "spans_ms": spans,
+    leads_ns, separator_ns = _leads(groups)
+    return {"ok": True, **_call_stats([call for _, call in groups]), **pacing, "warm_calls": warm_calls,
+            "flush_names": sorted(flush_names), "hold_names": sorted(hold_names),
             "lead_median_ns": statistics.median(leads_ns), "separator_median_ns": statistics.median(separator_ns)}
+
+
+def measure_cupti_loop(model, input_sets, args):
+    """CUPTI through torch.profiler (kineto, not arbiter's probe) watching arbiter's own timing loop:
+    time_model run in this process exactly as measure_arbiter runs it, profiled whole. Its timed
+    samples are the calls queued behind the runtime's hold (_held_calls; the call's own activity
+    names are read by profiling one call alone first); per sample the kernel sum and the span, as
+    measure_cupti takes them. The reference for arbiter's device time that needs no imitation of
+    its pacing: the same flushes, holds, rests and warm-up, another process, another recorder."""
+    if args.device != "cuda":
+        return {"ok": False, "skipped": NEEDS_CUDA}
+    from arbiter_runner import runtime as rt
+    from arbiter_runner import timing
+    alone = _profile(lambda: model(*input_sets[0]), os.path.join(args.work, "call_trace.json"))
+    call_names = {name for _, _, name in alone}
+    if not call_names or timing_config.HOLD_KERNEL in call_names:
+        return {"ok": False, "error": f"the call's own device activities cannot be told apart: {sorted(call_names)}"}
+    runtime = rt.load(args.runtime_lib)
+    config = timing_config.arbiter_config(args.device, args.quick, args.timing)
+    json_path = os.path.join(args.work, "loop_timing.json")
+    activities = _profile(lambda: timing.time_model(runtime, model, input_sets, args.device, config, json_path),
+                          os.path.join(args.work, "loop_trace.json"))
+    with open(json_path, encoding="utf-8") as file:
+        timing_json = json.load(file)
+    groups = _held_calls(activities, call_names)
+    held = timing_json.get("held_samples")
+    if not groups or len(groups) != held:
+        return {"ok": False, "error": f"found {len(groups)} held calls in the trace, the runtime held {held} samples",
+                "call_names": sorted(call_names)}
+    # A sample that took in more than the call launches alone took in the loop's own work (a flush
+    # named as one of the call's memsets): its span would not be the call's.
+    longest = max(len(call) for _, call in groups)
+    if longest > len(alone):
+        return {"ok": False, "error": f"a held sample has {longest} device activities, the call alone {len(alone)}",
+                "call_names": sorted(call_names)}
+    leads_ns, hold_ns = _leads(groups)
+    return {"ok": True, **_call_stats([call for _, call in groups]), "call_names": sorted(call_names),
+            "lead_median_ns": statistics.median(leads_ns), "separator_median_ns": statistics.median(hold_ns),
+            "timing_config": config, "runtime_median_ms": timing_json.get("median_ms"),
+            "sm_clock_mhz": timing_json.get("sm_clock_mhz")}
 
 
 def _environment(device):
@@ -324,6 +385,7 @@ def main(argv=None):
             _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
             arbiters = paced(timing_config.arbiter_config(args.device, args.quick, args.timing), args.hold_cycles)
             _run_method(result, "cupti_sustained", lambda: measure_cupti(model, input_sets, args, arbiters), args.out)
+            _run_method(result, "cupti_loop", lambda: measure_cupti_loop(model, input_sets, args), args.out)
     return 0
 
 
