@@ -15,6 +15,9 @@ MIN_DISTINCT_DURATIONS = 16
 TOLERANCE_NS = 1
 # The steps looked for within a tolerance: below the smallest, every duration is near some multiple.
 SMALLEST_STEP_NS, LARGEST_STEP_NS = 8, 256
+# Only durations this short read the probe's step: a long one drifts off it in CUPTI's mapping onto
+# the host's clock (src/pipeline/probe_evidence.cpp k_step_longest_duration_ns).
+LONGEST_DURATION_NS = 16_384
 
 
 def _off_step(value, step):
@@ -29,10 +32,10 @@ def _step_within(durations, tolerance_ns):
 
 
 def timer_step_ns(durations_ns):
-    """The clock's step read from the probe's integer nanosecond durations: their greatest common
-    divisor, or where that is 1, the largest step every duration keeps to within TOLERANCE_NS (else
+    """The clock's step read from the probe's integer nanosecond durations up to LONGEST_DURATION_NS:
+    their greatest common divisor, or where that is 1, the largest step every duration keeps to within TOLERANCE_NS (else
     1); 0 (unknown) where fewer than MIN_DISTINCT_DURATIONS distinct ones are positive."""
-    distinct = {int(d) for d in durations_ns if d > 0}
+    distinct = {int(d) for d in durations_ns if 0 < d <= LONGEST_DURATION_NS}
     if len(distinct) < MIN_DISTINCT_DURATIONS:
         return 0
     common = math.gcd(*distinct)

@@ -102,6 +102,9 @@ constexpr std::size_t k_step_min_distinct_durations = 16;
 // The steps looked for where the durations have no common divisor but keep to one within
 // score::k_timer_step_tolerance_ns: below the smallest, every duration is near some multiple.
 constexpr std::uint64_t k_step_smallest_ns = 8, k_step_largest_ns = 256;
+// Only durations this short read the step: CUPTI's mapping onto the host's clock scales a reading,
+// and a long one (a 40 µs hold on the H100 of 2026-12-05) drifts more than the tolerance off it.
+constexpr std::uint64_t k_step_longest_duration_ns = 16'384;
 
 bool keeps_to(const std::set<std::uint64_t>& durations, std::uint64_t step) {
   return std::all_of(durations.begin(), durations.end(), [&](std::uint64_t d) {
@@ -111,7 +114,7 @@ bool keeps_to(const std::set<std::uint64_t>& durations, std::uint64_t step) {
 }
 
 /// The step of the clock the evidence's timestamps come from, read from the durations of the
-/// kernels it lists one by one: their greatest common divisor (32 ns on H100 and H200), or where
+/// kernels it lists one by one, those up to k_step_longest_duration_ns: their greatest common divisor (32 ns on H100 and H200), or where
 /// that is 1, the largest step of k_step_smallest_ns..k_step_largest_ns every duration keeps to
 /// within score::k_timer_step_tolerance_ns (CUPTI's mapping of the GPU's timer onto the host's
 /// clock moves a reading by a nanosecond), else 1; 0 (unknown) where they hold fewer than
@@ -123,7 +126,7 @@ std::uint64_t timer_step_ns(const nlohmann::json& doc) {
   for (const auto& k : *kernels) {
     if (!k.is_object()) continue;
     const std::uint64_t start = number(k, "start_ns"), end = number(k, "end_ns");
-    if (end > start) durations.insert(end - start);
+    if (end > start && end - start <= k_step_longest_duration_ns) durations.insert(end - start);
   }
   if (durations.size() < k_step_min_distinct_durations) return 0;
   std::uint64_t step = 0;

@@ -236,9 +236,11 @@ def test_both_sides_take_their_medians_inside_the_gpu_timers_step(tmp_path):
     probe = tmp_path / "probe.json"
     readings = [1248] * 6 + [1280] * 4
     windows = [{"label": "sample", "kernels": 1, "span_ns": r, "busy_ns": r} for r in readings]
-    # The listed kernels: the tiny one's two readings and sixteen holds of other lengths.
+    # The listed kernels: the tiny one's two readings and sixteen short kernels of other lengths.
     kernels = [{"start_ns": 10_016, "end_ns": 11_264}, {"start_ns": 20_000, "end_ns": 21_280}]
-    kernels += [{"start_ns": 30_000, "end_ns": 30_000 + 32 * (3000 + 7 * i)} for i in range(16)]
+    kernels += [{"start_ns": 30_000, "end_ns": 30_000 + 32 * (100 + 7 * i)} for i in range(16)]
+    # A long hold drifts off the step in CUPTI's mapping onto the host's clock: it reads no step.
+    kernels.append({"start_ns": 50_000, "end_ns": 90_003})
     probe.write_text(json.dumps({"windows": windows, "kernels": kernels[:1]}))
     # One kernel listed gives no step to trust (its own duration would be one): the plain median.
     got = run.probe_spans(str(probe), str(lib), "cuda")
