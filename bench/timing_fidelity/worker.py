@@ -394,6 +394,8 @@ def main(argv=None):
             _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
             arbiters = paced(timing_config.arbiter_config(args.device, args.quick, args.timing), args.hold_cycles)
             _run_method(result, "cupti_sustained", lambda: measure_cupti(model, input_sets, args, arbiters), args.out)
+            # The loop again after the other methods: whether a process's history moves the kernel's time.
+            _run_method(result, "cupti_loop_after", lambda: measure_cupti_loop(model, input_sets, args), args.out)
     return 0
 
 

@@ -374,12 +374,15 @@ def test_each_workload_is_judged_against_both_targets():
     baselines = [{"cupti": {"ok": True, "median_ms": 1.0},
                   "cupti_sustained": {"ok": True, "median_ms": 0.9, "span_median_ms": 0.9},
                   "cupti_loop": {"ok": True, "span_median_ms": span},
+                  "cupti_loop_after": {"ok": True, "span_median_ms": 0.9},  # the loop again, later: shown, not judged
                   "kernelbench": {"ok": True, "mean_ms": kb}} for span, kb in zip([1.0, 1.0, 1.02], [1.0, 1.05, 1.1])]
     arbiter = [{"arbiter_probe": {"ok": True, "median_ms": ms, "busy_median_ms": ms}} for ms in [1.00, 1.01, 1.02]]
     looped = report.summarize({"arbiter": arbiter, "baselines": baselines})
     assert looped["targets"]["error"]["against"] == "cupti_loop" and looped["targets"]["error"]["met"] is True
     assert abs(looped["loop_error_pct"] - 1.0) < 1e-9 and abs(looped["sustained_error_pct"] - 12.2222) < 1e-3
     assert "| +1.0% (the profiler on arbiter's loop) | **met** |" in report.targets_table({"summary": {"w": looped}})
+    assert "| the same, again after the other methods in that process (its history changed) | 0.9000 | 0.0% | -10.0% | 3 |" \
+        in report.workload_table("w", "what", looped)
 
 
 def test_restep_takes_an_older_runs_references_again_inside_the_timers_step(tmp_path):
