@@ -6,6 +6,7 @@
 # libraries). The commit it was built from goes in BUILT_FROM. Use it as ARBITER_BUILD
 # (scripts/gpu-checks.sh).
 # Usage: scripts/bundle-build.sh [BUILD] [DEST]   (defaults: build/dev, build/gpu)
+# shellcheck disable=SC2016 # '$ORIGIN' is the loader's, written literally
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build/dev}
