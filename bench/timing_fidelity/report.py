@@ -186,11 +186,8 @@ def summarize(workload_runs):
     summary["loop_error_pct"] = _diff_pct(summary["arbiter_cupti"]["value_ms"], summary["cupti_loop"]["value_ms"])
     summary["arbiter_clocks"] = _arbiter_clocks(workload_runs["arbiter"])
     sustained_spans, _ = _pick(baselines, "cupti_sustained", "span_median_ms")
-    if loop:
-        summary["targets"] = targets(summary, statistics.median(loop), "cupti_loop")
-    else:
-        summary["targets"] = targets(summary, statistics.median(sustained_spans) if sustained_spans else None,
-                                     "cupti_sustained")
+    against, spans = ("cupti_loop", loop) if loop else ("cupti_sustained", sustained_spans)
+    summary["targets"] = targets(summary, statistics.median(spans) if spans else None, against)
     return summary
 
 

@@ -33,8 +33,9 @@ def _step_within(durations, tolerance_ns):
 
 def timer_step_ns(durations_ns):
     """The clock's step read from the probe's integer nanosecond durations up to LONGEST_DURATION_NS:
-    their greatest common divisor, or where that is 1, the largest step every duration keeps to within TOLERANCE_NS (else
-    1); 0 (unknown) where fewer than MIN_DISTINCT_DURATIONS distinct ones are positive."""
+    their greatest common divisor, or where that is 1, the largest step every duration keeps to
+    within TOLERANCE_NS (else 1); 0 (unknown) where fewer than MIN_DISTINCT_DURATIONS distinct ones
+    are positive."""
     distinct = {int(d) for d in durations_ns if 0 < d <= LONGEST_DURATION_NS}
     if len(distinct) < MIN_DISTINCT_DURATIONS:
         return 0

@@ -145,12 +145,6 @@ def _split(activities, separators):
     return [(separator, call) for separator, call in groups if call]
 
 
-def _per_call(activities, separators):
-    """Device activities grouped into calls: each separator (the flush, the hold) starts a new call
-    and is not counted."""
-    return [call for _, call in _split(activities, separators)]
-
-
 def _leads(groups):
     """How each call's device work began, over _split's [(separator, call)]: per call, the time from
     the end of the separator before it (the hold where the pacing holds, else the flush) to the

@@ -107,18 +107,15 @@ constexpr std::uint64_t k_step_smallest_ns = 8, k_step_largest_ns = 256;
 constexpr std::uint64_t k_step_longest_duration_ns = 16'384;
 
 bool keeps_to(const std::set<std::uint64_t>& durations, std::uint64_t step) {
-  return std::all_of(durations.begin(), durations.end(), [&](std::uint64_t d) {
-    const std::uint64_t off = d % step;
-    return std::min(off, step - off) <= score::k_timer_step_tolerance_ns;
-  });
+  return std::all_of(durations.begin(), durations.end(), [&](std::uint64_t d) { return score::on_step(d, step).has_value(); });
 }
 
 /// The step of the clock the evidence's timestamps come from, read from the durations of the
-/// kernels it lists one by one, those up to k_step_longest_duration_ns: their greatest common divisor (32 ns on H100 and H200), or where
-/// that is 1, the largest step of k_step_smallest_ns..k_step_largest_ns every duration keeps to
-/// within score::k_timer_step_tolerance_ns (CUPTI's mapping of the GPU's timer onto the host's
-/// clock moves a reading by a nanosecond), else 1; 0 (unknown) where they hold fewer than
-/// k_step_min_distinct_durations distinct durations.
+/// kernels it lists one by one, those up to k_step_longest_duration_ns: their greatest common
+/// divisor (32 ns on H100 and H200), or where that is 1, the largest step of
+/// k_step_smallest_ns..k_step_largest_ns every duration keeps to (score::on_step: CUPTI's mapping
+/// of the GPU's timer onto the host's clock moves a reading by a nanosecond), else 1; 0 (unknown)
+/// where they hold fewer than k_step_min_distinct_durations distinct durations.
 std::uint64_t timer_step_ns(const nlohmann::json& doc) {
   const auto kernels = doc.find("kernels");
   if (kernels == doc.end() || !kernels->is_array()) return 0;

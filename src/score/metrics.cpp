@@ -40,18 +40,24 @@ double quantile(std::vector<double> values, double q) {
   return runtime::quantile_sorted(values, q); // the runtime's own, so stored and runtime quantiles agree
 }
 
+std::optional<std::uint64_t> on_step(std::uint64_t reading, std::uint64_t step) {
+  if (step <= 1) return std::nullopt;
+  const std::uint64_t nearest = (reading + step / 2) / step * step;
+  const std::uint64_t off = nearest > reading ? nearest - reading : reading - nearest;
+  return off <= k_timer_step_tolerance_ns ? std::optional(nearest) : std::nullopt;
+}
+
 double stepped_median(std::vector<std::uint64_t> readings, std::uint64_t step) {
   if (readings.empty()) return 0;
   std::sort(readings.begin(), readings.end());
-  // A step some reading does not keep to (within k_timer_step_tolerance_ns) is not the readings'
-  // clock's: the plain median. Those that keep to it count as the multiple they sit at.
+  // A step some reading does not keep to is not the readings' clock's: the plain median. Those that
+  // keep to it count as the multiple they sit at.
   std::vector<std::uint64_t> on_steps;
-  if (step > 1)
-    for (const std::uint64_t r : readings) {
-      const std::uint64_t nearest = (r + step / 2) / step * step;
-      if ((nearest > r ? nearest - r : r - nearest) > k_timer_step_tolerance_ns) break;
-      on_steps.push_back(nearest);
-    }
+  for (const std::uint64_t r : readings) {
+    const auto multiple = on_step(r, step);
+    if (!multiple) break;
+    on_steps.push_back(*multiple);
+  }
   if (on_steps.size() != readings.size() || on_steps.front() == on_steps.back())
     return runtime::quantile_sorted(std::vector<double>(readings.begin(), readings.end()), 0.5);
   readings = std::move(on_steps);

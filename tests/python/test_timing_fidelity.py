@@ -145,7 +145,7 @@ def test_cupti_trace_is_split_into_calls_at_the_flush(tmp_path):
                    {"ph": "X", "cat": "Kernel", "name": "relu", "ts": base + 240.0, "dur": 8.0}]
     trace = tmp_path / "trace.json"
     trace.write_text(json.dumps({"traceEvents": events}))
-    calls = worker._per_call(worker._device_activities(str(trace)), {flush})
+    calls = [call for _, call in worker._split(worker._device_activities(str(trace)), {flush})]
     assert len(calls) == 3
     assert [name for _, _, name in calls[0]] == ["Memset (Device)", "gemm", "relu"]
     assert sum(dur for _, dur, _ in calls[1]) == 40.0

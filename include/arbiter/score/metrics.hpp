@@ -20,6 +20,9 @@ double quantile(std::vector<double> values, double q);
 /// How far (ns) a timer reading may sit from a multiple of the timer's step and still be read as
 /// that multiple.
 inline constexpr std::uint64_t k_timer_step_tolerance_ns = 1;
+/// The multiple of step a timer reading is read as: the nearest one, where the reading lies within
+/// k_timer_step_tolerance_ns of it; nullopt where it does not, or where step is 0 or 1.
+std::optional<std::uint64_t> on_step(std::uint64_t reading, std::uint64_t step);
 /// The median of readings of a clock that advances in steps of `step` (the GPU's global timer, which
 /// CUPTI's timestamps come from, steps 32 ns on H100 and H200: a 1.3 µs kernel reads 1248 or 1280
 /// ns). Each reading v stands for a time spread evenly over [v - step/2, v + step/2), and the median

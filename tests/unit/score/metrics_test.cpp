@@ -76,6 +76,15 @@ TEST(metrics, stepped_median_resolves_between_two_readings_of_a_stepping_clock) 
   EXPECT_DOUBLE_EQ(score::stepped_median({1247, 1249, 1281}, 32), 1232 + 32.0 * 1.5 / 2);
 }
 
+TEST(metrics, a_reading_within_a_nanosecond_of_a_step_is_read_as_that_step) {
+  EXPECT_EQ(score::on_step(1281, 32), 1280u);
+  EXPECT_EQ(score::on_step(1247, 32), 1248u);
+  EXPECT_EQ(score::on_step(1280, 32), 1280u);
+  EXPECT_FALSE(score::on_step(1250, 32).has_value());
+  EXPECT_FALSE(score::on_step(1280, 1).has_value()); // no step to read it on
+  EXPECT_FALSE(score::on_step(1280, 0).has_value());
+}
+
 TEST(metrics, pass_at_k_matches_hand_computed_values) {
   EXPECT_DOUBLE_EQ(score::pass_at_k(10, 3, 1), 0.3);  // 1 - 7/10
   EXPECT_DOUBLE_EQ(score::pass_at_k(5, 2, 2), 0.7);   // 1 - C(3,2)/C(5,2) = 1 - 3/10
