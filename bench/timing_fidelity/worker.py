@@ -155,19 +155,23 @@ def _leads(groups):
     return leads, [separator[1] * 1e3 for separator, _ in groups]
 
 
-def _held_calls(activities, call_names):
+def _held_calls(activities, sequence):
     """[(hold, call)]: the calls arbiter's timing loop queued behind its hold (its timed samples),
-    each the activities named as the call's own (call_names) that follow the hold's kernel
-    (timing_config.HOLD_KERNEL), up to the first other activity (the next flush, hold or the clock's
-    empty kernel). Warm-up and host-latency calls are not held and are left out, as are holds with
-    no call behind them."""
+    each the activities after the hold's kernel (timing_config.HOLD_KERNEL) that follow the call's
+    own sequence of activity names (the call profiled alone), up to its end or the first activity out
+    of it (the next flush, hold or the clock's empty kernel; a flush's memset where the call's own
+    sequence has none there). A sample cut short by such an activity is kept, shorter than the
+    sequence, for the caller to refuse. Warm-up and host-latency calls are not held and are left
+    out, as are holds with no call behind them."""
     groups, current = [], None
     for activity in activities:
         if activity[2] == timing_config.HOLD_KERNEL:
             current = (activity, [])
             groups.append(current)
-        elif current is not None and activity[2] in call_names:
+        elif current is not None and activity[2] == sequence[len(current[1])]:
             current[1].append(activity)
+            if len(current[1]) == len(sequence):
+                current = None
         else:
             current = None
     return [(hold, call) for hold, call in groups if call]
@@ -289,18 +293,15 @@ def measure_cupti(model, input_sets, args, pacing=KERNELBENCH_PACING):
 def measure_cupti_loop(model, input_sets, args):
     """CUPTI through torch.profiler (kineto, not arbiter's probe) watching arbiter's own timing loop:
     time_model run in this process exactly as measure_arbiter runs it, profiled whole. Its timed
-    samples are the calls queued behind the runtime's hold (_held_calls; the call's own activity
-    names are read by profiling one call alone first); per sample the kernel sum and the span, as
-    measure_cupti takes them. The reference for arbiter's device time that needs no imitation of
-    its pacing: the same flushes, holds, rests and warm-up, another process, another recorder."""
+    samples are the calls queued behind the runtime's hold (_held_calls; the call's own sequence of
+    activities is read by profiling one call alone after the loop); per sample the kernel sum and the
+    span, as measure_cupti takes them. The reference for arbiter's device time that needs no
+    imitation of its pacing: the same flushes, holds, rests and warm-up, the same history before
+    them (the workload built, nothing else), another process, another recorder."""
     if args.device != "cuda":
         return {"ok": False, "skipped": NEEDS_CUDA}
     from arbiter_runner import runtime as rt
     from arbiter_runner import timing
-    alone = _profile(lambda: model(*input_sets[0]), os.path.join(args.work, "call_trace.json"))
-    call_names = {name for _, _, name in alone}
-    if not call_names or timing_config.HOLD_KERNEL in call_names:
-        return {"ok": False, "error": f"the call's own device activities cannot be told apart: {sorted(call_names)}"}
     runtime = rt.load(args.runtime_lib)
     config = timing_config.arbiter_config(args.device, args.quick, args.timing)
     json_path = os.path.join(args.work, "loop_timing.json")
@@ -309,21 +310,28 @@ def measure_cupti_loop(model, input_sets, args):
                           os.path.join(args.work, "loop_trace.json"), host_ops=False)
     with open(json_path, encoding="utf-8") as file:
         timing_json = json.load(file)
-    groups = _held_calls(activities, call_names)
+    # The call alone only after the loop: a call before it would change the history the loop runs
+    # with, and a kernel's time moves with it (docs/measurement.md); after the loop's warm-up, a
+    # library's one-time set-up is behind it too.
+    alone = _profile(lambda: model(*input_sets[0]), os.path.join(args.work, "call_trace.json"))
+    sequence = [name for _, _, name in alone]
+    if not sequence or timing_config.HOLD_KERNEL in sequence:
+        return {"ok": False, "error": f"the call's own device activities cannot be told apart: {sequence}"}
+    groups = _held_calls(activities, sequence)
     # The runtime counts its held samples less the throttled ones (held or not): every sample window
     # of arbiter's probe, and so every held call here, counts.
     held, throttled = timing_json.get("held_samples") or 0, timing_json.get("throttled_samples") or 0
     if not groups or not held <= len(groups) <= held + throttled:
         return {"ok": False, "error": f"found {len(groups)} held calls in the trace, the runtime held {held} "
-                f"samples besides {throttled} throttled", "call_names": sorted(call_names)}
-    # A sample that took in more than the call launches alone took in the loop's own work (a flush
-    # named as one of the call's memsets): its span would not be the call's.
-    longest = max(len(call) for _, call in groups)
-    if longest > len(alone):
-        return {"ok": False, "error": f"a held sample has {longest} device activities, the call alone {len(alone)}",
-                "call_names": sorted(call_names)}
+                f"samples besides {throttled} throttled", "call_sequence": sequence}
+    # A sample whose activities left the call's sequence took in other work (the loop's own, or
+    # another stream's): its span would not be the call's.
+    short = [call for _, call in groups if len(call) != len(sequence)]
+    if short:
+        return {"ok": False, "error": f"{len(short)} held samples break off the call's sequence of "
+                f"{len(sequence)} device activities, one after {len(short[0])}", "call_sequence": sequence}
     leads_ns, hold_ns = _leads(groups)
-    return {"ok": True, **_call_stats([call for _, call in groups]), "call_names": sorted(call_names),
+    return {"ok": True, **_call_stats([call for _, call in groups]), "call_sequence": sequence,
             "lead_median_ns": statistics.median(leads_ns), "separator_median_ns": statistics.median(hold_ns),
             "timing_config": config, "runtime_median_ms": timing_json.get("median_ms"),
             "sm_clock_mhz": timing_json.get("sm_clock_mhz")}

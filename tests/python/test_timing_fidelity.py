@@ -285,7 +285,7 @@ def test_the_profiler_on_arbiters_loop_keeps_only_its_held_samples():
     device, only the calls queued behind the runtime's hold are its timed samples (times in µs)."""
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import worker
-    memset, hold, names = "Memset (Device)", "arbiter_hold", {"gemm", "relu"}
+    memset, hold, sequence = "Memset (Device)", "arbiter_hold", ["gemm", "relu"]
     activities = [(0.0, 20.0, hold), (21.0, 2.0, "arbiter_empty"),  # the clock's floor, measured once
                   (100.0, 80.0, memset), (200.0, 50.0, "gemm"), (251.0, 5.0, "relu")]  # a warm-up call, unheld
     for i, lead in enumerate((1.0, 1.5, 2.0)):  # three samples: flush, hold, the call behind it
@@ -294,9 +294,14 @@ def test_the_profiler_on_arbiters_loop_keeps_only_its_held_samples():
                        (base + 181.0 + lead, 5.0, "relu")]
     activities += [(5000.0, 80.0, memset), (5100.0, 50.0, "gemm"), (5151.0, 5.0, "relu")]  # a host-latency call
     activities += [(6000.0, 80.0, memset), (6100.0, 30.0, hold), (6131.0, 50.0, "gemm"),
-                   (6181.0, 2.0, memset), (6200.0, 5.0, "relu")]  # a stray memset ends the sample there
-    groups = worker._held_calls(sorted(activities), names)
+                   (6181.0, 2.0, memset), (6200.0, 5.0, "relu")]  # a stray memset cuts the sample short
+    groups = worker._held_calls(sorted(activities), sequence)
     assert [len(call) for _, call in groups] == [2, 2, 2, 1]
+    # A call that memsets its own output: the next flush's memset is not taken into its sample.
+    gemm_call = ["Memset (Device)", "gemm"]
+    loop = [(0.0, 30.0, hold), (31.0, 1.0, memset), (32.0, 50.0, "gemm"), (100.0, 80.0, memset),
+            (200.0, 30.0, hold), (231.0, 1.0, memset), (232.0, 50.0, "gemm"), (300.0, 80.0, memset)]
+    assert [[name for _, _, name in call] for _, call in worker._held_calls(loop, gemm_call)] == [gemm_call] * 2
     leads, holds = worker._leads(groups)
     assert [round(v) for v in leads] == [1000, 1500, 2000, 1000] and holds == [30_000.0] * 4
     stats = worker._call_stats([call for _, call in groups][:3])
