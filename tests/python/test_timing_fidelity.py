@@ -403,3 +403,17 @@ def test_restep_takes_an_older_runs_references_again_inside_the_timers_step(tmp_
     rows = [line for line in out.splitlines() if line.startswith("| tiny")]
     # 30 of 50 at 1248: the middle falls 25/30 of the way through the step [1232, 1264).
     assert rows == [f"| tiny | cupti_sustained | 32 | 1248.4 → {1232 + 32 * 25 / 30:.1f} | 1248.4 → {1232 + 32 * 25 / 30:.1f} |"]
+
+
+def test_history_runs_its_steps_in_order_and_says_what_came_before_each_loop(tmp_path, runtime_lib):
+    history = os.path.join(ROOT, "bench", "timing_fidelity", "history.py")
+    out = tmp_path / "history.json"
+    proc = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", "call,time_model,loop,kernelbench,loop",
+                           "--runtime-lib", runtime_lib, "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    loops = json.loads(out.read_text())["loops"]
+    assert [loop["after"] for loop in loops] == [["call", "time_model"], ["call", "time_model", "loop", "kernelbench"]]
+    assert all(loop["skipped"] == "skipped: needs cuda" for loop in loops)  # the profiler's loop needs the GPU
+    bad = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", "call,warmup", "--out", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown step 'warmup'" in bad.stderr

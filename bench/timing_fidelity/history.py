@@ -1,0 +1,93 @@
+"""What a process did before arbiter's timing loop, against the time the profiler reads in the loop:
+one fresh process runs the steps named by --steps in order, each `loop` step being arbiter's own
+timing loop under torch.profiler (worker.measure_cupti_loop), and writes every loop's numbers.
+
+Steps: call (one call of the workload, input set 0), profiled_call (one call under torch.profiler),
+kernelbench (KernelBench's method whole), cupti (the first-calls CUPTI reference whole), time_model
+(arbiter's timing loop, unprofiled), loop (arbiter's timing loop under the profiler, recorded).
+
+  python3 bench/timing_fidelity/history.py --runtime-lib <build>/lib/libarbiter_runtime.so \\
+      --workload tiny --steps kernelbench,loop --out history.json"""
+import argparse
+import json
+import os
+import pathlib
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+
+import torch  # noqa: E402
+
+import files  # noqa: E402
+import timing_config  # noqa: E402
+import worker  # noqa: E402
+import workloads  # noqa: E402
+
+LOOP_KEYS = ("ok", "error", "skipped", "span_median_ms", "median_ms", "plain_span_median_ms", "timer_step_ns",
+             "lead_median_ns", "separator_median_ns", "calls", "runtime_median_ms", "sm_clock_mhz")
+
+
+def _time_model(model, input_sets, args):
+    from arbiter_runner import runtime as rt
+    from arbiter_runner import timing
+    config = timing_config.arbiter_config(args.device, args.quick, args.timing)
+    timing.time_model(rt.load(args.runtime_lib), model, input_sets, args.device, config,
+                      os.path.join(args.work, "history_timing.json"))
+
+
+STEPS = {
+    "call": lambda model, input_sets, args: model(*input_sets[0]),
+    "profiled_call": lambda model, input_sets, args: worker._profile(
+        lambda: model(*input_sets[0]), os.path.join(args.work, "history_call.json")),
+    "kernelbench": lambda model, input_sets, args: worker.measure_kernelbench(model, input_sets[0], args),
+    "cupti": lambda model, input_sets, args: worker.measure_cupti(model, input_sets, args),
+    "time_model": _time_model,
+}
+
+
+def parse_steps(text):
+    """The step names of --steps, in order; ValueError naming the first one that is not a step."""
+    steps = [step.strip() for step in text.split(",") if step.strip()]
+    for step in steps:
+        if step != "loop" and step not in STEPS:
+            raise ValueError(f"--steps: unknown step {step!r}; expected loop or one of {', '.join(sorted(STEPS))}")
+    if not steps:
+        raise ValueError("--steps: no step named")
+    return steps
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workload", choices=sorted(workloads.WORKLOADS), default="tiny")
+    parser.add_argument("--steps", required=True, help="comma-separated steps, in order")
+    parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    parser.add_argument("--runtime-lib", default=os.environ.get("ARBITER_RUNTIME_LIB"))
+    parser.add_argument("--out", required=True, help="the JSON this process writes")
+    args = parser.parse_args(argv)
+    try:
+        steps = parse_steps(args.steps)
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.quick, args.timing, args.hold_cycles = args.device == "cpu", {}, worker.HOLD_CYCLES
+    args.work = tempfile.mkdtemp(prefix="timing_history_")
+    model, input_sets, _ = workloads.build(args.workload, args.device, args.quick)
+    result = {"workload": args.workload, "steps": steps, "device": args.device, "loops": []}
+    with torch.no_grad():
+        for index, step in enumerate(steps):
+            if step == "loop":
+                loop = worker.measure_cupti_loop(model, input_sets, args)
+                result["loops"].append({"after": steps[:index], **{k: loop[k] for k in LOOP_KEYS if k in loop}})
+                files.write_atomic(args.out, json.dumps(result))
+            else:
+                STEPS[step](model, input_sets, args)
+    files.write_atomic(args.out, json.dumps(result))
+    for loop in result["loops"]:
+        print(",".join(loop["after"]) or "(nothing)", "->", loop.get("span_median_ms"), loop.get("error") or loop.get("skipped") or "")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
