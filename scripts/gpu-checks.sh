@@ -6,6 +6,8 @@
 #   fidelity   timing fidelity (FIDELITY_WORKLOADS, default all four), FIDELITY_PROCS (default 5) fresh
 #              processes each;
 #              FIDELITY_ARGS adds run.py options, split on spaces (for example "--hold-cycles 40000")
+#   history    the tiny kernel's time under the profiler after each process history of
+#              bench/timing_fidelity/histories.txt, HISTORY_PROCS (default 2) fresh processes each
 #   gpu        the whole integration suite on cuda (ctest's gpu label); GPU_PYTEST_ARGS adds pytest
 #              options, split on spaces (for example "-n 4"); each test's result is logged as it ends,
 #              each failure's traceback in OUT/gpu-failures.log as it happens; GPU_TESTS runs only
@@ -15,7 +17,7 @@
 # ARBITER_BUILD holding bin/arbiter, lib/libarbiter_runtime.so and lib/libarbiter_probe.so
 # (scripts/bundle-build.sh makes such a folder, with its libraries, for a GPU host without them).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 OUT=${1:-gpu-checks}
 shift || true
 STEPS=("$@")
@@ -58,6 +60,9 @@ for name in "${STEPS[@]}"; do
     # shellcheck disable=SC2086 # FIDELITY_ARGS is a list of options
     step fidelity "${FIDELITY_LIMIT:-420}" "$PYTHON" bench/timing_fidelity/run.py --runtime-lib "$LIB" \
       --workloads "${FIDELITY_WORKLOADS:-tiny,softmax,gemm,multi}" --procs "${FIDELITY_PROCS:-5}" --out "$OUT/fidelity" ${FIDELITY_ARGS:-} ;;
+  history)
+    step history "${HISTORY_LIMIT:-300}" "$PYTHON" bench/timing_fidelity/histories.py --runtime-lib "$LIB" \
+      --workload "${HISTORY_WORKLOAD:-tiny}" --procs "${HISTORY_PROCS:-2}" --out "$OUT/history" ;;
   gpu)
     # shellcheck disable=SC2086 # GPU_PYTEST_ARGS is a list of options
     step gpu "${GPU_LIMIT:-3000}" env ARBITER_BIN="$BIN" ARBITER_PYTHON="$PYTHON" ARBITER_FAILURE_LOG="$OUT/gpu-failures.log" \
@@ -65,7 +70,7 @@ for name in "${STEPS[@]}"; do
       "$PYTHON" tests/gpu/run_gpu_tests.py \
       -rf --tb=short --basetemp="$SCRATCH/gpu" ${GPU_PYTEST_ARGS:-} ;;
   *)
-    echo "gpu-checks: unknown step '$name' (expected corpus, prestart, fidelity or gpu)" >&2
+    echo "gpu-checks: unknown step '$name' (expected corpus, prestart, fidelity, history or gpu)" >&2
     exit 2 ;;
   esac
 done

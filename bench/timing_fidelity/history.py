@@ -4,7 +4,10 @@ timing loop under torch.profiler (worker.measure_cupti_loop), and writes every l
 
 Steps: call (one call of the workload, input set 0), profiled_call (one call under torch.profiler),
 kernelbench (KernelBench's method whole), cupti (the first-calls CUPTI reference whole), time_model
-(arbiter's timing loop, unprofiled), loop (arbiter's timing loop under the profiler, recorded).
+(arbiter's timing loop, unprofiled), reserve:MIB (MIB MiB taken and given back through torch's
+caching allocator, which keeps them: the runtime's flush buffer, allocated by the driver for each
+loop, then lies elsewhere), empty_cache (torch gives back what it keeps), loop (arbiter's timing
+loop under the profiler, recorded).
 
   python3 bench/timing_fidelity/history.py --runtime-lib <build>/lib/libarbiter_runtime.so \\
       --workload tiny --steps kernelbench,loop --out history.json"""
@@ -38,22 +41,46 @@ def _time_model(model, input_sets, args):
                       os.path.join(args.work, "history_timing.json"))
 
 
+def _profiled_call(model, input_sets, args):
+    if args.device == "cuda":
+        worker._profile(lambda: model(*input_sets[0]), os.path.join(args.work, "history_call.json"))
+        return
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+        model(*input_sets[0])
+
+
+def _reserve(mib):
+    def step(model, input_sets, args):
+        del model, input_sets
+        torch.empty(mib << 20, dtype=torch.uint8, device=args.device).zero_()
+    return step
+
+
 STEPS = {
     "call": lambda model, input_sets, args: model(*input_sets[0]),
-    "profiled_call": lambda model, input_sets, args: worker._profile(
-        lambda: model(*input_sets[0]), os.path.join(args.work, "history_call.json")),
+    "profiled_call": _profiled_call,
     "kernelbench": lambda model, input_sets, args: worker.measure_kernelbench(model, input_sets[0], args),
     "cupti": lambda model, input_sets, args: worker.measure_cupti(model, input_sets, args),
     "time_model": _time_model,
+    "empty_cache": lambda model, input_sets, args: torch.cuda.empty_cache() if args.device == "cuda" else None,
 }
+
+
+def _step(name):
+    """The body of a step named in --steps (reserve:MIB with its size), or None."""
+    kind, sep, size = name.partition(":")
+    if kind == "reserve" and sep and size.isdigit() and int(size) > 0:
+        return _reserve(int(size))
+    return None if sep else STEPS.get(name)
 
 
 def parse_steps(text):
     """The step names of --steps, in order; ValueError naming the first one that is not a step."""
     steps = [step.strip() for step in text.split(",") if step.strip()]
     for step in steps:
-        if step != "loop" and step not in STEPS:
-            raise ValueError(f"--steps: unknown step {step!r}; expected loop or one of {', '.join(sorted(STEPS))}")
+        if step != "loop" and _step(step) is None:
+            raise ValueError(f"--steps: unknown step {step!r}; expected loop, reserve:MIB or one of "
+                             f"{', '.join(sorted(STEPS))}")
     if not steps:
         raise ValueError("--steps: no step named")
     return steps
@@ -82,7 +109,7 @@ def main(argv=None):
                 result["loops"].append({"after": steps[:index], **{k: loop[k] for k in LOOP_KEYS if k in loop}})
                 files.write_atomic(args.out, json.dumps(result))
             else:
-                STEPS[step](model, input_sets, args)
+                _step(step)(model, input_sets, args)
     files.write_atomic(args.out, json.dumps(result))
     for loop in result["loops"]:
         print(",".join(loop["after"]) or "(nothing)", "->", loop.get("span_median_ms"), loop.get("error") or loop.get("skipped") or "")

@@ -408,12 +408,35 @@ def test_restep_takes_an_older_runs_references_again_inside_the_timers_step(tmp_
 def test_history_runs_its_steps_in_order_and_says_what_came_before_each_loop(tmp_path, runtime_lib):
     history = os.path.join(ROOT, "bench", "timing_fidelity", "history.py")
     out = tmp_path / "history.json"
-    proc = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", "call,time_model,loop,kernelbench,loop",
+    proc = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", "call,time_model,loop,reserve:4,empty_cache,kernelbench,loop",
                            "--runtime-lib", runtime_lib, "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     loops = json.loads(out.read_text())["loops"]
-    assert [loop["after"] for loop in loops] == [["call", "time_model"], ["call", "time_model", "loop", "kernelbench"]]
+    assert [loop["after"] for loop in loops] == [
+        ["call", "time_model"], ["call", "time_model", "loop", "reserve:4", "empty_cache", "kernelbench"]]
     assert all(loop["skipped"] == "skipped: needs cuda" for loop in loops)  # the profiler's loop needs the GPU
-    bad = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", "call,warmup", "--out", str(out)],
-                         capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and "unknown step 'warmup'" in bad.stderr
+    for step in ("warmup", "reserve:0", "reserve"):
+        bad = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", f"call,{step}", "--out", str(out)],
+                             capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2 and f"unknown step '{step}'" in bad.stderr
+
+
+def test_histories_runs_each_listed_history_in_fresh_processes_and_tabulates_them(tmp_path, runtime_lib):
+    histories = os.path.join(ROOT, "bench", "timing_fidelity", "histories.py")
+    listed = tmp_path / "histories.txt"
+    listed.write_text("# a comment\ncall,loop\n\nreserve:4,loop  # memory kept\n")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, histories, "--device", "cpu", "--procs", "2", "--histories", str(listed),
+                           "--runtime-lib", runtime_lib, "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert [(row["steps"], row["rep"]) for row in doc["processes"]] == [
+        (["call", "loop"], 0), (["call", "loop"], 1), (["reserve:4", "loop"], 0), (["reserve:4", "loop"], 1)]
+    assert "| reserve:4,loop | 1 | skipped: needs cuda |" in (out / "results.md").read_text()
+    for text, why in (("call,bogus\n", "unknown step 'bogus'"), ("call\n", "'call' has no loop step"), ("# none\n", "no history")):
+        listed.write_text("call,loop\n" + text if why != "no history" else text)
+        bad = subprocess.run([sys.executable, histories, "--device", "cpu", "--histories", str(listed), "--out", str(out)],
+                             capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2 and why in bad.stderr and str(listed) in bad.stderr, bad.stderr
+        if why != "no history":
+            assert f"{listed}:2:" in bad.stderr
