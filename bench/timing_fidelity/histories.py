@@ -42,9 +42,9 @@ def read_histories(path):
     return histories
 
 
-def run_history(args, steps, rep):
+def run_history(args, index, steps, rep):
     """One fresh process of history.py; its JSON, or a record of why there is none."""
-    out = os.path.join(args.out, f"history-{args.index}-{rep}.json")
+    out = os.path.join(args.out, f"history-{index}-{rep}.json")
     cmd = [sys.executable, str(HERE / "history.py"), "--workload", args.workload, "--device", args.device,
            "--steps", ",".join(steps), "--out", out]
     if args.runtime_lib:
@@ -94,9 +94,9 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     doc = {"workload": args.workload, "device": args.device, "command": " ".join([sys.executable] + sys.argv),
            "processes": []}
-    for args.index, steps in enumerate(histories):
+    for index, steps in enumerate(histories):
         for rep in range(args.procs):
-            doc["processes"].append({"rep": rep, **run_history(args, steps, rep)})
+            doc["processes"].append({"rep": rep, **run_history(args, index, steps, rep)})
             files.write_atomic(os.path.join(args.out, "results.json"), json.dumps(doc))
             files.write_atomic(os.path.join(args.out, "results.md"), markdown(doc))
             print(doc["processes"][-1].get("steps"), "done", flush=True)

@@ -25,20 +25,11 @@ sys.path.insert(0, str(HERE.parents[1] / "python"))
 import torch  # noqa: E402
 
 import files  # noqa: E402
-import timing_config  # noqa: E402
 import worker  # noqa: E402
 import workloads  # noqa: E402
 
 LOOP_KEYS = ("ok", "error", "skipped", "span_median_ms", "median_ms", "plain_span_median_ms", "timer_step_ns",
              "lead_median_ns", "separator_median_ns", "calls", "runtime_median_ms", "sm_clock_mhz")
-
-
-def _time_model(model, input_sets, args):
-    from arbiter_runner import runtime as rt
-    from arbiter_runner import timing
-    config = timing_config.arbiter_config(args.device, args.quick, args.timing)
-    timing.time_model(rt.load(args.runtime_lib), model, input_sets, args.device, config,
-                      os.path.join(args.work, "history_timing.json"))
 
 
 def _profiled_call(model, input_sets, args):
@@ -61,7 +52,7 @@ STEPS = {
     "profiled_call": _profiled_call,
     "kernelbench": lambda model, input_sets, args: worker.measure_kernelbench(model, input_sets[0], args),
     "cupti": lambda model, input_sets, args: worker.measure_cupti(model, input_sets, args),
-    "time_model": _time_model,
+    "time_model": worker.measure_arbiter,  # arbiter's loop as its own process runs it, unprofiled
     "empty_cache": lambda model, input_sets, args: torch.cuda.empty_cache() if args.device == "cuda" else None,
 }
 
