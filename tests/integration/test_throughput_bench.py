@@ -48,3 +48,15 @@ def test_the_throughput_scripts_read_a_campaign_with_and_without_candidates_star
     # Started ahead, each candidate's wait at its gate is a phase of its own, before its timing.
     assert len(candidates) == 2 and all(re.search(r"gate=\d+\.\d .*timing\[0\]=\d+\.\d", line) for line in candidates), phases
     assert any(" mode=reference " in line for line in phases), phases
+
+
+def test_a_path_that_names_no_database_is_an_error_and_creates_nothing(tmp_path):
+    missing = tmp_path / "missing.db"
+    for script in ("walls.py", "shapes.py"):
+        proc = subprocess.run([sys.executable, str(BENCH / script), str(missing)], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path)
+        assert proc.returncode != 0 and f"{missing}: cannot open the results database" in proc.stderr, proc.stderr
+        helped = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True,
+                                timeout=60, cwd=tmp_path)
+        assert helped.returncode != 0 and "results.db" in helped.stderr, helped.stderr
+    assert list(tmp_path.iterdir()) == [], "the scripts left files behind"
