@@ -60,7 +60,8 @@ command eval_command() {
                 ->envname("ARBITER_PRESTART");
             app.add_option("--prebuild", args->options.prebuild,
                            "Build every solution on CPU cores ahead of its turn: on (each candidate waits for its build), off, or "
-                           "auto (on; the wait only with torch 2.1 and later, whose load_inline reuses a build)")
+                           "auto (on cuda: on, the wait only with torch 2.1 and later, whose load_inline reuses a build; on cpu: off, "
+                           "since a compile would share the CPU the candidate is timed on)")
                 ->check(CLI::IsMember({"auto", "on", "off"}))
                 ->envname("ARBITER_PREBUILD");
             // Callbacks run in this order, so a --calibrate given on the command line wins over ARBITER_NO_CALIBRATE.

@@ -276,7 +276,10 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   const doctor::environment env = doctor::probe_environment(st.options.python);
   st.device = choose_device(options.device, env);
   st.hardware = doctor::hardware_for(env, st.device);
-  st.builds = detail::build_policy_for(options.prebuild, env.python.torch_version);
+  st.builds = detail::build_policy_for(options.prebuild, env.python.torch_version, st.device);
+  if (!st.builds.stage && options.prebuild == "auto")
+    ARB_INFO("build", "no build stage on {}: a compile beside the candidate would share the CPU its calls are timed "
+                      "on; each candidate builds its solution itself (--prebuild on runs the stage anyway)", st.device);
   if (st.builds.stage && !st.builds.wait)
     ARB_INFO("build", "candidates do not wait for their builds: torch {} rewrites load_inline's sources at every "
                       "import, so a finished build is compiled again (--prebuild on waits anyway)", env.python.torch_version);

@@ -114,8 +114,9 @@ bool reuses_extension_builds(const std::string& torch_version) {
   return major > 2 || (major == 2 && minor >= 1);
 }
 
-build_policy build_policy_for(const std::string& setting, const std::string& torch_version) {
+build_policy build_policy_for(const std::string& setting, const std::string& torch_version, const std::string& device) {
   if (setting == "on" || setting == "off") return {setting == "on", setting == "on"};
+  if (device == "cpu") return {false, false};
   return {true, reuses_extension_builds(torch_version)};
 }
 

@@ -62,8 +62,9 @@ struct eval_options {
   /// start-up would share the CPU that the timed candidate is measured on).
   int prestart = -1;
   /// --prebuild: the build stage (src/pipeline/detail/prebuild.hpp) "on" (candidates wait for their
-  /// builds), "off", or "auto": the stage, and the wait where the Python environment's torch reuses a
-  /// build at import (2.1 and later).
+  /// builds), "off", or "auto": on cuda the stage, and the wait where the Python environment's torch
+  /// reuses a build at import (2.1 and later); on cpu neither (a compile would share the CPU that the
+  /// timed candidate is measured on).
   std::string prebuild = "auto";
 };
 

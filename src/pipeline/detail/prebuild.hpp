@@ -89,9 +89,10 @@ struct build_policy {
   bool wait = true;
 };
 
-/// setting is --prebuild's value: on (stage and wait), off (neither), auto (the stage, and the
-/// wait where torch reuses builds).
-build_policy build_policy_for(const std::string& setting, const std::string& torch_version);
+/// setting is --prebuild's value: on (stage and wait), off (neither), auto (on cuda the stage, and
+/// the wait where torch reuses builds; on cpu neither, since a compile beside the candidate would
+/// share the CPU its calls are timed on, as a candidate started ahead would).
+build_policy build_policy_for(const std::string& setting, const std::string& torch_version, const std::string& device);
 
 /// Threads for the build stage: a quarter of the cores, at least one.
 unsigned prebuild_workers();

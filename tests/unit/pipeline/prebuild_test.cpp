@@ -157,12 +157,16 @@ TEST(Prebuild, RunsWhereTorchReusesABuildUnlessTold) {
   EXPECT_TRUE(reuses_extension_builds("2.11.0+cu130"));
   EXPECT_TRUE(reuses_extension_builds("3.0"));
   EXPECT_TRUE(reuses_extension_builds("")) << "unknown: a current torch";
-  const auto policy = [](const char* setting, const char* torch) {
-    const build_policy p = build_policy_for(setting, torch);
+  const auto policy = [](const char* setting, const char* torch, const char* device = "cuda") {
+    const build_policy p = build_policy_for(setting, torch, device);
     return std::pair{p.stage, p.wait};
   };
   EXPECT_EQ(policy("auto", "1.13.1"), std::pair(true, false)) << "a candidate may still join a build under way";
   EXPECT_EQ(policy("auto", "2.11.0"), std::pair(true, true));
   EXPECT_EQ(policy("on", "1.13.1"), std::pair(true, true));
   EXPECT_EQ(policy("off", "2.11.0"), std::pair(false, false));
+  // On cpu the candidate's calls are timed on the host: no compile beside them unless asked for.
+  EXPECT_EQ(policy("auto", "1.13.1", "cpu"), std::pair(false, false));
+  EXPECT_EQ(policy("auto", "2.11.0", "cpu"), std::pair(false, false));
+  EXPECT_EQ(policy("on", "1.13.1", "cpu"), std::pair(true, true));
 }
