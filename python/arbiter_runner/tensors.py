@@ -59,6 +59,23 @@ def poison_allocator(device, block_sizes):
     del blocks
 
 
+# Blocks under glibc's mmap threshold (32 MiB at most, MALLOC_MMAP_THRESHOLD_ on cpu) come from the heap.
+HEAP_BLOCK = 16 << 20
+
+
+def reserve_heap(device, nbytes):
+    """On cpu: touches nbytes of heap, in blocks small enough to come from it, and frees them. With
+    the orchestrator's glibc thresholds (MALLOC_TRIM_THRESHOLD_, MALLOC_MMAP_THRESHOLD_) the pages
+    stay in the process, so a later call whose live memory stays under that much reuses resident
+    pages instead of faulting its output in page by page: 325 faults made a lone 1000x333 ReLU
+    cost 0.6 ms against 0.035 ms in a loop that reuses one block. On cuda nothing."""
+    if device != "cpu" or nbytes <= 0:
+        return
+    blocks = [torch.full((min(HEAP_BLOCK, nbytes - start),), 0xFE, dtype=torch.uint8)
+              for start in range(0, nbytes, HEAP_BLOCK)]
+    del blocks
+
+
 def normalise_outputs(out):
     """A forward's return as a list of tensors: a tensor → [t]; a tuple or list of tensors → in
     order. Raises TypeError naming the returned type otherwise."""

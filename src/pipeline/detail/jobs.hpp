@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -33,9 +34,19 @@ nlohmann::json reference_job(const job_context& ctx, const catalog::problem& pro
 nlohmann::json candidate_job(const job_context& ctx, const std::filesystem::path& entry,
                              const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir);
 
+/// glibc's largest mmap threshold on 64-bit hosts (HEAP_MAX_SIZE / 2): larger blocks are mapped
+/// and unmapped per allocation whatever the setting.
+inline constexpr std::uint64_t k_cpu_mmap_threshold = 32ull << 20;
+inline constexpr std::uint64_t k_cpu_trim_threshold = 1ull << 40; ///< never trim the heap
+
+/// On cpu: MALLOC_PERTURB_ (S2's poison), one OpenMP thread, and glibc thresholds that keep freed
+/// heap in the process (docs/measurement.md, "On the CPU").
+void add_cpu_environment(std::map<std::string, std::string>& env);
+
 /// The whole environment of a runner process: a fixed PATH, the runner on PYTHONPATH, per-model
 /// caches (torch extensions, Triton, CUDA JIT) under cache_dir, HOME = home, and a short list
-/// of variables passed through from arbiter's own environment (CUDA_VISIBLE_DEVICES, CUDA_HOME, ...).
+/// of variables passed through from arbiter's own environment (CUDA_VISIBLE_DEVICES, CUDA_HOME, ...);
+/// on cpu add_cpu_environment's.
 std::map<std::string, std::string> runner_environment(const job_context& ctx, const std::filesystem::path& cache_dir,
                                                       const std::filesystem::path& home);
 

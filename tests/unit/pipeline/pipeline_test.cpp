@@ -471,6 +471,21 @@ TEST(jobs, cuda_warms_up_by_time_samples_longer_and_rests_and_cpu_keeps_the_shor
   EXPECT_EQ(timing("cuda")["min_time_s"], 0.8);
 }
 
+TEST(jobs, cpu_runners_get_one_thread_poisoned_allocations_and_a_heap_that_stays) {
+  eval_options options;
+  options.python = "/usr/bin/python3";
+  const runner_paths paths;
+  const auto env = [&](const char* device) { return detail::runner_environment({options, paths, device, {}}, "/c", "/h"); };
+  const auto cpu = env("cpu");
+  EXPECT_EQ(cpu.at("MALLOC_PERTURB_"), "1"); // 0xFE in every fresh allocation: S2's poison on cpu
+  EXPECT_EQ(cpu.at("OMP_NUM_THREADS"), "1");
+  EXPECT_EQ(cpu.at("MALLOC_MMAP_THRESHOLD_"), "33554432");
+  EXPECT_EQ(cpu.at("MALLOC_TRIM_THRESHOLD_"), std::to_string(1ull << 40));
+  const auto cuda = env("cuda"); // the GPU does the work there: the host's allocator and threads stay as they are
+  for (const char* name : {"MALLOC_PERTURB_", "OMP_NUM_THREADS", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"})
+    EXPECT_FALSE(cuda.contains(name)) << name;
+}
+
 TEST(sandbox_view, each_model_runs_as_its_own_uid) {
   const fs::path a = "/data/cache/model-a", b = "/data/cache/model-b";
   EXPECT_EQ(detail::sandbox_uid_for(a), detail::sandbox_uid_for(a)); // its build and its run agree
