@@ -31,8 +31,8 @@ void use_channel(sandbox::process_spec& spec, const fs::path& events_file) {
   spec.env["ARBITER_EVENTS_FD"] = std::to_string(sandbox::channel_fd);
 }
 
-std::string reference_key(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
-                          const std::string& hardware_fingerprint, bool probe) {
+nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
+                                  const std::string& hardware_fingerprint, bool probe) {
   nlohmann::json identity = job;
   for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "sealed_dir", "output_dir", "timing_dir", "events_file"})
     identity.erase(path_key);
@@ -41,7 +41,17 @@ std::string reference_key(const job_context& ctx, const nlohmann::json& job, con
   identity["hardware"] = hardware_fingerprint;
   identity["python"] = ctx.options.python;
   if (probe) identity["probe"] = true; // baselines timed with the probe's overhead, like candidates
-  return sha256_hex(identity.dump()).substr(0, 24);
+  if (ctx.device == "cpu") { // baselines timed on the host under these thread and allocator settings
+    std::map<std::string, std::string> settings;
+    add_cpu_environment(settings);
+    identity["cpu_environment"] = settings;
+  }
+  return identity;
+}
+
+std::string reference_key(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
+                          const std::string& hardware_fingerprint, bool probe) {
+  return sha256_hex(reference_identity(ctx, job, problem, hardware_fingerprint, probe).dump()).substr(0, 24);
 }
 
 // Build caches (torch extensions, Triton, CUDA JIT) live per model under ARBITER_CACHE_DIR when

@@ -111,6 +111,12 @@ std::filesystem::path cache_root(const std::filesystem::path& data_dir);
 /// Copies a solution's files into work (created if needed).
 void copy_solution(const catalog::solution& solution, const std::filesystem::path& work);
 
+/// What a cached reference is keyed on: its job without the paths, the folder layout, the problem's
+/// hash, the hardware, the interpreter, whether the probe was loaded, and on cpu the runner's thread
+/// and allocator settings (add_cpu_environment), which its baseline timings depend on.
+nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
+                                  const std::string& hardware_fingerprint, bool probe);
+
 /// The reference folder's layout, part of its cache key: 2 since mutation sets are sealed.
 inline constexpr int k_reference_layout = 2;
 

@@ -8,6 +8,7 @@
 #include "detail/probe_setup.hpp"
 #include "arbiter/probe/signature.hpp"
 #include "detail/prune.hpp"
+#include "detail/runs.hpp"
 #include "detail/sandbox_view.hpp"
 
 #include <gtest/gtest.h>
@@ -484,6 +485,21 @@ TEST(jobs, cpu_runners_get_one_thread_poisoned_allocations_and_a_heap_that_stays
   const auto cuda = env("cuda"); // the GPU does the work there: the host's allocator and threads stay as they are
   for (const char* name : {"MALLOC_PERTURB_", "OMP_NUM_THREADS", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"})
     EXPECT_FALSE(cuda.contains(name)) << name;
+}
+
+TEST(jobs, a_cpu_reference_is_cached_under_the_thread_and_allocator_settings_it_was_timed_with) {
+  eval_options options;
+  const runner_paths paths;
+  const catalog::problem problem;
+  const auto identity = [&](const char* device) {
+    const detail::job_context ctx{options, paths, device, {}};
+    return detail::reference_identity(ctx, nlohmann::json{{"device", device}}, problem, "hw", false);
+  };
+  const auto cpu = identity("cpu");
+  ASSERT_TRUE(cpu.contains("cpu_environment"));
+  EXPECT_EQ(cpu["cpu_environment"]["OMP_NUM_THREADS"], "1");
+  EXPECT_EQ(cpu["cpu_environment"]["MALLOC_TRIM_THRESHOLD_"], std::to_string(1ull << 40));
+  EXPECT_FALSE(identity("cuda").contains("cpu_environment"));
 }
 
 TEST(sandbox_view, each_model_runs_as_its_own_uid) {
