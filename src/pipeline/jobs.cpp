@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 namespace arbiter::pipeline::detail {
 
@@ -71,19 +72,21 @@ nlohmann::json candidate_job(const job_context& ctx, const fs::path& entry, cons
   return job;
 }
 
-void add_cpu_environment(std::map<std::string, std::string>& env) {
-  // glibc fills every fresh host allocation with 0xFE: an output allocated and never written reads
-  // as poison (S2) instead of whatever the allocator last held.
-  env["MALLOC_PERTURB_"] = "1";
-  // One intra-op thread: a single call whose work is split across a thread pool waits for a pool
-  // thread that another process holds the core of (a ReLU's lone call took 8-12 ms on 2 busy cores
-  // against 0.014 ms in a loop), which the work check's fresh call would read as work.
-  env["OMP_NUM_THREADS"] = "1";
-  // Freed heap stays in the process and blocks up to 32 MiB (glibc's largest threshold) come from
-  // the heap, so the heap the candidate reserves before its calls stays resident (tensors.reserve_heap):
-  // a call's output is not faulted in page by page inside the call.
-  env["MALLOC_MMAP_THRESHOLD_"] = std::to_string(k_cpu_mmap_threshold);
-  env["MALLOC_TRIM_THRESHOLD_"] = std::to_string(k_cpu_trim_threshold);
+std::map<std::string, std::string> cpu_environment() {
+  return {
+      // glibc fills every fresh host allocation with 0xFE: an output allocated and never written
+      // reads as poison (S2) instead of whatever the allocator last held.
+      {"MALLOC_PERTURB_", "1"},
+      // One intra-op thread: a single call whose work is split across a thread pool waits for a
+      // pool thread that another process holds the core of (a ReLU's lone call took a median of
+      // 12 ms on 2 busy cores against 0.014 ms in a loop), which the work check would read as work.
+      {"OMP_NUM_THREADS", "1"},
+      // Freed heap stays in the process and blocks up to 32 MiB (glibc's largest threshold) come
+      // from the heap, so the heap the candidate reserves before its calls stays resident
+      // (tensors.reserve_heap): a call's output is not faulted in page by page inside the call.
+      {"MALLOC_MMAP_THRESHOLD_", std::to_string(k_cpu_mmap_threshold)},
+      {"MALLOC_TRIM_THRESHOLD_", std::to_string(k_cpu_trim_threshold)},
+  };
 }
 
 std::map<std::string, std::string> runner_environment(const job_context& ctx, const fs::path& cache_dir,
@@ -111,7 +114,8 @@ std::map<std::string, std::string> runner_environment(const job_context& ctx, co
                            "NVIDIA_DRIVER_CAPABILITIES", "TORCH_CUDA_ARCH_LIST", "CC", "CXX"})
     if (const char* value = std::getenv(name)) env[name] = value;
   if (!env.contains("CUDA_HOME") && fs::exists("/usr/local/cuda")) env["CUDA_HOME"] = "/usr/local/cuda";
-  if (ctx.device == "cpu") add_cpu_environment(env);
+  if (ctx.device == "cpu")
+    for (auto& [name, value] : cpu_environment()) env[name] = std::move(value);
   return env;
 }
 

@@ -41,11 +41,8 @@ nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& 
   identity["hardware"] = hardware_fingerprint;
   identity["python"] = ctx.options.python;
   if (probe) identity["probe"] = true; // baselines timed with the probe's overhead, like candidates
-  if (ctx.device == "cpu") { // baselines timed on the host under these thread and allocator settings
-    std::map<std::string, std::string> settings;
-    add_cpu_environment(settings);
-    identity["cpu_environment"] = settings;
-  }
+  // Baselines timed on the host under these thread and allocator settings.
+  if (ctx.device == "cpu") identity["cpu_environment"] = cpu_environment();
   return identity;
 }
 

@@ -1,11 +1,9 @@
 """tensors.reserve_heap: after it, a call's output on cpu reuses resident pages (no page faults
 inside the call) under the glibc settings the orchestrator gives cpu runners (jobs.cpp
-add_cpu_environment)."""
+cpu_environment)."""
 import os
 import subprocess
 import sys
-
-import pytest
 
 from conftest import PYTHON_DIR
 
@@ -45,6 +43,5 @@ def test_without_the_reservation_an_output_is_faulted_in_inside_the_call():
 
 
 def test_reserve_heap_leaves_cuda_alone():
-    pytest.importorskip("torch")
     from arbiter_runner import tensors
     tensors.reserve_heap("cuda", 1 << 40)  # would fail on any host if it allocated

@@ -41,12 +41,12 @@ inline constexpr std::uint64_t k_cpu_trim_threshold = 1ull << 40; ///< never tri
 
 /// On cpu: MALLOC_PERTURB_ (S2's poison), one OpenMP thread, and glibc thresholds that keep freed
 /// heap in the process (docs/measurement.md, "On the CPU").
-void add_cpu_environment(std::map<std::string, std::string>& env);
+std::map<std::string, std::string> cpu_environment();
 
 /// The whole environment of a runner process: a fixed PATH, the runner on PYTHONPATH, per-model
 /// caches (torch extensions, Triton, CUDA JIT) under cache_dir, HOME = home, and a short list
 /// of variables passed through from arbiter's own environment (CUDA_VISIBLE_DEVICES, CUDA_HOME, ...);
-/// on cpu add_cpu_environment's.
+/// on cpu cpu_environment's.
 std::map<std::string, std::string> runner_environment(const job_context& ctx, const std::filesystem::path& cache_dir,
                                                       const std::filesystem::path& home);
 

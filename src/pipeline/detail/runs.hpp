@@ -113,7 +113,7 @@ void copy_solution(const catalog::solution& solution, const std::filesystem::pat
 
 /// What a cached reference is keyed on: its job without the paths, the folder layout, the problem's
 /// hash, the hardware, the interpreter, whether the probe was loaded, and on cpu the runner's thread
-/// and allocator settings (add_cpu_environment), which its baseline timings depend on.
+/// and allocator settings (cpu_environment), which its baseline timings depend on.
 nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
                                   const std::string& hardware_fingerprint, bool probe);
 
