@@ -58,7 +58,7 @@ for name in "${STEPS[@]}"; do
       --device cuda --copies 4 --prestart 0,2 --work "$SCRATCH/prestart" ;;
   fidelity)
     # shellcheck disable=SC2086 # FIDELITY_ARGS is a list of options
-    step fidelity "${FIDELITY_LIMIT:-420}" "$PYTHON" bench/timing_fidelity/run.py --runtime-lib "$LIB" \
+    step fidelity "${FIDELITY_LIMIT:-540}" "$PYTHON" bench/timing_fidelity/run.py --runtime-lib "$LIB" \
       --workloads "${FIDELITY_WORKLOADS:-tiny,softmax,gemm,multi}" --procs "${FIDELITY_PROCS:-5}" --out "$OUT/fidelity" ${FIDELITY_ARGS:-} ;;
   history)
     step history "${HISTORY_LIMIT:-300}" "$PYTHON" bench/timing_fidelity/histories.py --runtime-lib "$LIB" \

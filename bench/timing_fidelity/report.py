@@ -108,16 +108,23 @@ def _same_process_error(runs):
 
 
 def _arbiter_clocks(runs):
-    """(device time ms, median SM clock MHz) of each arbiter process that has both, in run order:
-    where processes differ as wholes, the clock the GPU held in each says why."""
+    """(device time ms, median SM clock MHz, power-capped samples, samples) of each arbiter process
+    that has a time and a clock, in run order (the counts None where the record lacks them): where
+    processes differ as wholes, the clock the GPU held in each, and how much of it under its power
+    cap, says why."""
     out = []
     for run in runs:
         probe, timing_json = run.get("arbiter_probe") or {}, (run.get("arbiter") or {}).get("timing_json") or {}
         ms = probe.get("median_ms") if probe.get("ok") else (run.get("arbiter") or {}).get("result", {}).get("median_ms")
         mhz = timing_json.get("sm_clock_mhz")
         if isinstance(ms, (int, float)) and isinstance(mhz, (int, float)):
-            out.append((float(ms), float(mhz)))
+            out.append((float(ms), float(mhz), timing_json.get("power_capped_samples"), timing_json.get("samples")))
     return out
+
+
+def _clock_said(ms, mhz, capped, samples):
+    capped_said = f" ({capped} of {samples} samples power-capped)" if isinstance(capped, int) and isinstance(samples, int) else ""
+    return f"{ms:.4f} ms @ {mhz:.0f} MHz{capped_said}"
 
 
 def _timer_steps(workload_runs):
@@ -252,7 +259,7 @@ def workload_table(name, what, summary):
                   f"{said('first_calls', 'flush')}"]
     if summary.get("arbiter_clocks"):
         lines += ["", "arbiter's processes in order, device time at the median SM clock of their samples (NVML): " +
-                  ", ".join(f"{ms:.4f} ms @ {mhz:.0f} MHz" for ms, mhz in summary["arbiter_clocks"])]
+                  ", ".join(_clock_said(*clock) for clock in summary["arbiter_clocks"])]
     return "\n".join(lines) + "\n"
 
 

@@ -333,15 +333,18 @@ def test_device_time_is_also_compared_with_the_kernel_time_in_the_sustained_cloc
 def test_each_arbiter_process_shows_its_time_beside_the_clock_it_ran_at():
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import report
-    def process(ms, mhz):
+    def process(ms, mhz, **counts):
         return {"arbiter": {"ok": True, "result": {"median_ms": ms + 0.005},
-                            "timing_json": {"median_ms": ms + 0.005, "sm_clock_mhz": mhz}},
+                            "timing_json": {"median_ms": ms + 0.005, "sm_clock_mhz": mhz, **counts}},
                 "arbiter_probe": {"ok": True, "median_ms": ms, "busy_median_ms": ms}}
-    runs = [process(0.2920, 1935.0), process(0.2966, 1845.0), {"returncode": -9}]
+    runs = [process(0.3014, 1980.0, power_capped_samples=0, samples=444),
+            process(0.3026, 1965.0, power_capped_samples=358, samples=426), process(0.2966, 1845.0), {"returncode": -9}]
     summary = report.summarize({"arbiter": runs, "baselines": []})
-    assert summary["arbiter_clocks"] == [(0.2920, 1935.0), (0.2966, 1845.0)]  # the probe's time, not the events'
+    assert summary["arbiter_clocks"] == [(0.3014, 1980.0, 0, 444), (0.3026, 1965.0, 358, 426),
+                                         (0.2966, 1845.0, None, None)]  # the probe's time, not the events'
     table = report.workload_table("multi", "several kernels", summary)
-    assert "0.2920 ms @ 1935 MHz, 0.2966 ms @ 1845 MHz" in table
+    assert ("0.3014 ms @ 1980 MHz (0 of 444 samples power-capped), "
+            "0.3026 ms @ 1965 MHz (358 of 426 samples power-capped), 0.2966 ms @ 1845 MHz\n") in table
     cpu = report.summarize({"arbiter": [{"arbiter": {"ok": True, "result": {"median_ms": 1.0},
                                                      "timing_json": {"median_ms": 1.0}}}], "baselines": []})
     assert cpu["arbiter_clocks"] == [] and "MHz" not in report.workload_table("tiny", "add", cpu)
