@@ -57,8 +57,8 @@ store::evaluation_result random_result(std::mt19937_64& rng) {
   r.wall_s = 1 + 10 * unit(rng);
   for (const char* shape : {"small", "large"}) {
     const double base = shape[0] == 's' ? 0.01 : 2.0, s = speed(rng);
-    r.measurements.push_back({shape, "baseline", "eager", "host", base, base * 0.95, base * 1.1, base, 0.01, 50, std::nullopt, "steady_clock", std::nullopt, 0});
-    if (v == verdict::passed) r.measurements.push_back({shape, "candidate", "", "host", base / s, base / s * 0.95, base / s * 1.1, base / s, 0.02, 50, s, "steady_clock", std::nullopt, 0});
+    r.measurements.push_back({shape, "baseline", "eager", "host", base, base * 0.95, base * 1.1, base, 0.01, 50, std::nullopt, "steady_clock", std::nullopt, 0, std::nullopt, 0});
+    if (v == verdict::passed) r.measurements.push_back({shape, "candidate", "", "host", base / s, base / s * 0.95, base / s * 1.1, base / s, 0.02, 50, s, "steady_clock", std::nullopt, 0, std::nullopt, 0});
   }
   if (v == verdict::passed) r.speedup = std::sqrt(*r.measurements[1].speedup * *r.measurements[3].speedup);
   return r;

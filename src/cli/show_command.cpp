@@ -1,4 +1,5 @@
 #include "arbiter/common/error.hpp"
+#include "arbiter/store/measurement_json.hpp"
 #include "arbiter/store/rerun.hpp"
 #include "detail/commands.hpp"
 
@@ -29,13 +30,15 @@ std::string rerun_command(store::store& db, const store::evaluation_view& v, con
 
 void print_measurements(std::ostream& out, const std::vector<store::measurement_record>& ms) {
   if (ms.empty()) return;
-  out << fmt::format("\n{:<20} {:<10} {:>12} {:>12} {:>12} {:>8} {:>7} {:>8} {:>12}  {}\n", "shape", "role", "median ms", "p10 ms",
-                     "p90 ms", "samples", "noise", "speedup", "host ms", "method");
+  out << fmt::format("\n{:<20} {:<10} {:>12} {:>12} {:>12} {:>8} {:>7} {:>8} {:>12} {:>7} {:>7}  {}\n", "shape", "role", "median ms",
+                     "p10 ms", "p90 ms", "samples", "noise", "speedup", "host ms", "SM MHz", "capped", "method");
   for (const auto& m : ms)
-    out << fmt::format("{:<20} {:<10} {:>12.4f} {:>12.4f} {:>12.4f} {:>8} {:>6.2f}% {:>8} {:>12}  {}{}\n", m.shape,
+    out << fmt::format("{:<20} {:<10} {:>12.4f} {:>12.4f} {:>12.4f} {:>8} {:>6.2f}% {:>8} {:>12} {:>7} {:>7}  {}{}\n", m.shape,
                        m.role == "baseline" ? m.baseline : m.role, m.median_ms, m.p10_ms, m.p90_ms, m.samples,
                        100 * m.rel_noise, m.speedup ? fmt::format("{:.2f}×", *m.speedup) : "",
-                       m.host_median_ms ? fmt::format("{:.4f}", *m.host_median_ms) : "—", m.method,
+                       m.host_median_ms ? fmt::format("{:.4f}", *m.host_median_ms) : "—",
+                       m.sm_clock_mhz ? fmt::format("{:.0f}", *m.sm_clock_mhz) : "—",
+                       m.sm_clock_mhz ? std::to_string(m.power_capped) : "—", m.method,
                        m.throttled ? fmt::format(" ({} throttled samples discarded)", m.throttled) : "");
 }
 
@@ -96,12 +99,7 @@ void print_text(std::ostream& out, store::store& db, const store::evaluation_vie
 
 nlohmann::json to_json(const store::evaluation_view& v) {
   nlohmann::json ms = nlohmann::json::array();
-  for (const auto& m : v.result.measurements)
-    ms.push_back({{"shape", m.shape}, {"role", m.role}, {"baseline", m.baseline}, {"clock", m.clock}, {"median_ms", m.median_ms},
-                  {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms}, {"samples", m.samples},
-                  {"rel_noise", m.rel_noise}, {"speedup", m.speedup ? nlohmann::json(*m.speedup) : nlohmann::json()},
-                  {"method", m.method}, {"host_median_ms", m.host_median_ms ? nlohmann::json(*m.host_median_ms) : nlohmann::json()},
-                  {"throttled", m.throttled}});
+  for (const auto& m : v.result.measurements) ms.push_back(nlohmann::json(store::measurement_json(m)));
   const auto details = nlohmann::json::parse(v.result.details_json.empty() ? "{}" : v.result.details_json, nullptr, false);
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : v.result.findings)

@@ -4,6 +4,7 @@
 #include "arbiter/export/export.hpp"
 
 #include "arbiter/server/views.hpp"
+#include "arbiter/store/measurement_json.hpp"
 
 #include <fmt/format.h>
 
@@ -31,12 +32,7 @@ json hardware_json(store::store& db, std::int64_t hardware_id) {
 
 json measurements_json(const std::vector<store::measurement_record>& ms) {
   json out = json::array();
-  for (const auto& m : ms)
-    out.push_back({{"shape", m.shape}, {"role", m.role}, {"baseline", m.baseline}, {"clock", m.clock}, {"median_ms", m.median_ms},
-                   {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms}, {"samples", m.samples},
-                   {"rel_noise", m.rel_noise}, {"speedup", m.speedup ? json(*m.speedup) : json(nullptr)},
-                   {"method", m.method}, {"host_median_ms", m.host_median_ms ? json(*m.host_median_ms) : json(nullptr)},
-                   {"throttled", m.throttled}});
+  for (const auto& m : ms) out.push_back(store::measurement_json(m));
   return out;
 }
 
@@ -74,24 +70,6 @@ const json& field(const json& object, const char* key, const fs::path& file) {
   return object[key];
 }
 
-store::measurement_record measurement_from(const json& m) {
-  store::measurement_record r;
-  r.shape = m.value("shape", "");
-  r.role = m.value("role", "candidate");
-  r.baseline = m.value("baseline", "");
-  r.clock = m.value("clock", "host");
-  r.median_ms = m.value("median_ms", 0.0);
-  r.p10_ms = m.value("p10_ms", 0.0);
-  r.p90_ms = m.value("p90_ms", 0.0);
-  r.mean_ms = m.value("mean_ms", 0.0);
-  r.samples = m.value("samples", std::int64_t{0});
-  r.rel_noise = m.value("rel_noise", 0.0);
-  if (m.contains("speedup") && m["speedup"].is_number()) r.speedup = m["speedup"].get<double>();
-  r.method = m.value("method", "");
-  if (m.contains("host_median_ms") && m["host_median_ms"].is_number()) r.host_median_ms = m["host_median_ms"].get<double>();
-  r.throttled = m.value("throttled", std::int64_t{0});
-  return r;
-}
 
 store::evaluation_result result_from(const json& entry, const fs::path& file) {
   store::evaluation_result r;
@@ -102,7 +80,7 @@ store::evaluation_result result_from(const json& entry, const fs::path& file) {
   if (entry.contains("speedup") && entry["speedup"].is_number()) r.speedup = entry["speedup"].get<double>();
   r.wall_s = entry.value("wall_s", 0.0);
   r.details_json = entry.value("details", "{}");
-  for (const auto& m : entry.value("measurements", json::array())) r.measurements.push_back(measurement_from(m));
+  for (const auto& m : entry.value("measurements", json::array())) r.measurements.push_back(store::measurement_from_json(m));
   return r;
 }
 

@@ -155,6 +155,8 @@ std::optional<store::measurement_record> timing_record(const nlohmann::json& t) 
   m.method = t.value("method", "");
   if (t.contains("host_median_ms") && t["host_median_ms"].is_number()) m.host_median_ms = t["host_median_ms"].get<double>();
   m.throttled = static_cast<std::int64_t>(number_or(t, "throttled_samples", 0));
+  if (t.contains("sm_clock_mhz") && t["sm_clock_mhz"].is_number()) m.sm_clock_mhz = t["sm_clock_mhz"].get<double>();
+  m.power_capped = static_cast<std::int64_t>(number_or(t, "power_capped_samples", 0));
   return m;
 }
 

@@ -1,4 +1,5 @@
 // The problem page (every model's solution side by side) and the evaluation page.
+#include "arbiter/store/measurement_json.hpp"
 #include "arbiter/store/rerun.hpp"
 #include "detail/campaign_data.hpp"
 #include "detail/roofline.hpp"
@@ -11,13 +12,6 @@
 namespace arbiter::server {
 
 namespace {
-
-json timing_json(const store::measurement_record& m) {
-  return {{"median_ms", m.median_ms}, {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"mean_ms", m.mean_ms},
-          {"samples", m.samples},     {"rel_noise", m.rel_noise}, {"clock", m.clock},
-          {"method", m.method},       {"host_median_ms", m.host_median_ms ? json(*m.host_median_ms) : json()},
-          {"throttled", m.throttled}};
-}
 
 /// One row per shape: the candidate's timing, the baseline's, the speedup and the shape's work.
 json shapes_json(const std::vector<store::measurement_record>& ms, const json& spec) {
@@ -32,8 +26,8 @@ json shapes_json(const std::vector<store::measurement_record>& ms, const json& s
                         {"work", w ? json{{"flops", w->flops}, {"bytes", w->bytes}} : json(nullptr)}});
     }
     json& row = shapes[it->second];
-    if (m.role == "candidate") row["candidate"] = timing_json(m), row["speedup"] = detail::optional_number(m.speedup);
-    else row["baseline"] = timing_json(m), row["baseline_name"] = m.baseline;
+    if (m.role == "candidate") row["candidate"] = store::measurement_json(m), row["speedup"] = detail::optional_number(m.speedup);
+    else row["baseline"] = store::measurement_json(m), row["baseline_name"] = m.baseline;
   }
   return shapes;
 }
@@ -92,8 +86,7 @@ json evaluation_view(store::store& db, std::int64_t evaluation_id, const std::st
   const store::campaign_record c = detail::find_campaign(db, v->campaign_id);
   json measurements = json::array();
   for (const auto& m : v->result.measurements)
-    measurements.push_back(detail::merged(timing_json(m), {{"shape", m.shape}, {"role", m.role}, {"baseline", m.baseline},
-                                                  {"speedup", detail::optional_number(m.speedup)}}));
+    measurements.push_back(store::measurement_json(m));
   const auto& r = v->result;
   return {{"id", v->id}, {"campaign", detail::campaign_header(c, std::nullopt)}, {"suite", v->suite},
           {"problem", v->problem}, {"model", v->model}, {"sample", v->sample}, {"status", v->status},

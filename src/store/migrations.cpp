@@ -152,13 +152,21 @@ ALTER TABLE measurement ADD COLUMN host_median_ms REAL;
 ALTER TABLE measurement ADD COLUMN throttled INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// The clock state each measurement was taken in: the median SM clock of its samples and how many
+// of them ran under the software power cap (docs/measurement.md, "Sampling").
+constexpr std::string_view k_measurement_clock_state = R"sql(
+ALTER TABLE measurement ADD COLUMN sm_clock_mhz REAL;
+ALTER TABLE measurement ADD COLUMN power_capped INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 #undef ARB_SQL_NOW
 
 // Append only: never edit or renumber a migration that has shipped.
-constexpr std::array<migration, 3> k_migrations{{
+constexpr std::array<migration, 4> k_migrations{{
     {1, "initial schema", k_initial_schema},
     {2, "static facts per solution", k_solution_facts},
     {3, "measurement method, host latency, throttled samples", k_measurement_method},
+    {4, "measurement SM clock and power-capped samples", k_measurement_clock_state},
 }};
 
 void ensure_migration_table(database& db) {

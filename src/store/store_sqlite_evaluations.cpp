@@ -102,11 +102,13 @@ void sqlite_store::finish_evaluation(std::int64_t evaluation_id, const evaluatio
 void sqlite_store::insert_measurements(std::int64_t evaluation_id, const std::vector<measurement_record>& rows) {
   statement insert(m_db,
                    "INSERT INTO measurement(evaluation_id, shape, role, baseline, clock, median_ms, p10_ms, p90_ms, "
-                   "mean_ms, samples, rel_noise, speedup, method, host_median_ms, throttled) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   "mean_ms, samples, rel_noise, speedup, method, host_median_ms, throttled, sm_clock_mhz, power_capped) "
+                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    fmt::format("insert measurement of evaluation {}", evaluation_id));
   for (const measurement_record& m : rows) {
     insert.bind_all(evaluation_id, m.shape, m.role, m.baseline, m.clock, m.median_ms, m.p10_ms, m.p90_ms, m.mean_ms,
-                    m.samples, m.rel_noise, m.speedup, m.method, m.host_median_ms, m.throttled);
+                    m.samples, m.rel_noise, m.speedup, m.method, m.host_median_ms, m.throttled, m.sm_clock_mhz,
+                    m.power_capped);
     insert.run();
     insert.reset();
   }

@@ -111,14 +111,16 @@ measurement_record measurement_from_row(const statement& row) {
   m.method = row.get_text(11);
   m.host_median_ms = row.get_optional_double(12);
   m.throttled = row.get_int64(13);
+  m.sm_clock_mhz = row.get_optional_double(14);
+  m.power_capped = row.get_int64(15);
   return m;
 }
 
 constexpr child_table<measurement_record> k_measurements{
     "measurement",
     "x.shape, x.role, x.baseline, x.clock, x.median_ms, x.p10_ms, x.p90_ms, x.mean_ms, x.samples, x.rel_noise, "
-    "x.speedup, x.method, x.host_median_ms, x.throttled",
-    14, measurement_from_row};
+    "x.speedup, x.method, x.host_median_ms, x.throttled, x.sm_clock_mhz, x.power_capped",
+    16, measurement_from_row};
 
 // Evidence is stored as JSON, as migration 1 declared the column: {"text": ..., "source": ...}.
 

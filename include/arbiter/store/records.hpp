@@ -61,6 +61,8 @@ struct measurement_record {
   std::string method;            ///< "cupti_span" | "held_events" | "events" | "steady_clock" ("" before migration 3)
   std::optional<double> host_median_ms; ///< host latency beside the device time (cuda)
   std::int64_t throttled = 0;    ///< samples discarded because the device throttled
+  std::optional<double> sm_clock_mhz; ///< median SM clock of the samples (NVML); none on cpu or without NVML
+  std::int64_t power_capped = 0;      ///< samples kept that ran under the software power cap
 };
 
 /// How many of a campaign's stored timings of passed evaluations were taken one way: what the

@@ -118,6 +118,19 @@ TEST_F(judge_fixture, a_timing_with_null_fields_is_judged_not_thrown) {
   EXPECT_FALSE(j.measurements[1].host_median_ms.has_value());
 }
 
+TEST_F(judge_fixture, a_timing_keeps_the_clock_state_its_samples_ran_in) {
+  candidate_outputs({1, 2, 3});
+  candidate_timing({{"clock", "cupti"}, {"median_ms", 0.25}, {"p10_ms", 0.24}, {"p90_ms", 0.26}, {"samples", 426},
+                    {"rel_noise", 0.001}, {"throttled_samples", 3}, {"power_capped_samples", 358}, {"sm_clock_mhz", 1965.0}});
+  const auto j = judge();
+  ASSERT_EQ(j.measurements.size(), 2u);
+  EXPECT_EQ(j.measurements[1].sm_clock_mhz, 1965.0);
+  EXPECT_EQ(j.measurements[1].power_capped, 358);
+  EXPECT_EQ(j.measurements[1].throttled, 3);
+  EXPECT_FALSE(j.measurements[0].sm_clock_mhz.has_value()); // the baseline's record read no clock (as on cpu)
+  EXPECT_EQ(j.measurements[0].power_capped, 0);
+}
+
 TEST_F(judge_fixture, wrong_outputs_are_incorrect_and_name_the_case) {
   candidate_outputs({1, 2, 4});
   const auto j = judge();

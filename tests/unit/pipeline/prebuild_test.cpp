@@ -100,6 +100,7 @@ TEST(Prebuild, AnEvaluationWaitsForItsBuildInFlight) {
   fake_builds fake;
   fake.held = {"m0"};
   prebuilder stage(pointers(all), 1, fake.fn());
+  while (fake.count("m0") == 0) std::this_thread::yield(); // in flight: the worker has it (else the turn builds it)
   auto waiting = std::async(std::launch::async, [&] { return stage.wait_for(all[0]); });
   EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout)
       << "the candidate's gate must not open while its build runs";

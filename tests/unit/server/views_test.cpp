@@ -1,6 +1,7 @@
 // The JSON views against a real SQLite database seeded through the store interface.
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/server/views.hpp"
+#include "detail/pages.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -34,7 +35,7 @@ protected:
     store::evaluation_result r;
     r.result = {v, v == verdict::passed ? "all cases within tolerance" : "case 0: max abs error 3"};
     r.speedup = speedup;
-    if (speedup) r.measurements.push_back({"n1k", "candidate", "", "host", 1.0 / *speedup, 0.9 / *speedup, 1.1 / *speedup, 1.0, 0.01, 10, speedup, "steady_clock", std::nullopt, 0});
+    if (speedup) r.measurements.push_back({"n1k", "candidate", "", "host", 1.0 / *speedup, 0.9 / *speedup, 1.1 / *speedup, 1.0, 0.01, 10, speedup, "steady_clock", std::nullopt, 0, std::nullopt, 0});
     m_db->finish_evaluation(id, r);
   }
 
@@ -200,4 +201,27 @@ TEST_F(views, evaluation_view_has_the_rerun_command_and_unknown_ids_are_not_foun
   EXPECT_NE(e["rerun"].get<std::string>().find("--problems p1 --models alpha"), std::string::npos);
   EXPECT_TRUE(e["log"].contains("error"));
   EXPECT_THROW(server::evaluation_view(*m_db, 12345, "results.db"), server::not_found_error);
+}
+
+TEST_F(views, an_evaluation_shows_the_clock_state_each_timing_ran_in) {
+  const auto model_id = m_db->upsert_model("gamma", "");
+  const auto solution = m_db->upsert_solution(m_problems["p3"], model_id, {"gamma", 0, "g", "", "{}"});
+  const auto id = m_db->begin_evaluation(m_campaign, solution);
+  store::evaluation_result r;
+  r.result = {verdict::passed, "all cases within tolerance"};
+  r.speedup = 1.5;
+  r.measurements.push_back({"n1k", "candidate", "", "cupti", 0.3, 0.29, 0.31, 0.3, 0.001, 426, 1.5, "cupti_span", 0.4, 2, 1965.0, 358});
+  r.measurements.push_back({"n1k", "baseline", "eager", "host", 0.45, 0.44, 0.46, 0.45, 0.001, 50, std::nullopt, "steady_clock",
+                            std::nullopt, 0, std::nullopt, 0});
+  m_db->finish_evaluation(id, r);
+  const json e = server::evaluation_view(*m_db, id, "results.db");
+  ASSERT_EQ(e["measurements"].size(), 2u);
+  EXPECT_EQ(e["measurements"][0]["sm_clock_mhz"], 1965.0);
+  EXPECT_EQ(e["measurements"][0]["power_capped"], 358);
+  EXPECT_TRUE(e["measurements"][1]["sm_clock_mhz"].is_null());
+  const std::string page = server::detail::evaluation_page(e, {});
+  EXPECT_NE(page.find("<td>0.4000</td><td>1965</td><td>358</td><td>2</td><td>cupti_span</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<td>—</td><td>—</td><td>—</td><td>0</td><td>steady_clock</td>"), std::string::npos); // no clock read
+  const json shapes = server::problem_view(*m_db, m_campaign, "p3")["solutions"][0]["shapes"];
+  EXPECT_EQ(shapes[0]["candidate"]["power_capped"], 358);
 }

@@ -83,8 +83,12 @@ protected:
     m.method = "held_events";
     m.host_median_ms = 0.61;
     m.throttled = 2;
+    m.sm_clock_mhz = 1965;
+    m.power_capped = 358;
     r.measurements.push_back(m);
     m.host_median_ms.reset();
+    m.sm_clock_mhz.reset();
+    m.power_capped = 0;
     m.role = "baseline";
     m.baseline = "eager";
     m.median_ms = 1.0;
@@ -104,7 +108,7 @@ TEST_F(store_sqlite, migrations_are_applied_once_and_reopen_is_idempotent) {
   const std::string applied_at = raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1");
   EXPECT_FALSE(applied_at.empty());
   open_store(m_path.string());
-  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "3"); // one row per migration (src/store/migrations.cpp)
+  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "4"); // one row per migration (src/store/migrations.cpp)
   EXPECT_EQ(raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1"), applied_at);
   EXPECT_EQ(raw_query(m_path, "PRAGMA journal_mode"), "wal");
   for (const char* table : {"hardware", "problem", "model", "solution", "campaign", "evaluation", "measurement",
@@ -275,6 +279,9 @@ TEST_F(store_sqlite, finished_evaluation_is_found_only_after_finish) {
   EXPECT_EQ(view->result.measurements[0].method, "held_events");
   EXPECT_EQ(view->result.measurements[0].host_median_ms, 0.61);
   EXPECT_EQ(view->result.measurements[0].throttled, 2);
+  EXPECT_EQ(view->result.measurements[0].sm_clock_mhz, 1965.0);
+  EXPECT_EQ(view->result.measurements[0].power_capped, 358);
+  EXPECT_FALSE(view->result.measurements[1].sm_clock_mhz.has_value());
   EXPECT_EQ(view->result.measurements[1].baseline, "eager");
   EXPECT_FALSE(view->result.measurements[1].speedup.has_value());
   EXPECT_FALSE(view->result.measurements[1].host_median_ms.has_value());
