@@ -70,7 +70,6 @@ const json& field(const json& object, const char* key, const fs::path& file) {
   return object[key];
 }
 
-
 store::evaluation_result result_from(const json& entry, const fs::path& file) {
   store::evaluation_result r;
   const std::string name = field(entry, "verdict", file).get<std::string>();
