@@ -5,7 +5,9 @@ kernel time the profiler reads in it (docs/measurement.md, "Process history and 
   python3 bench/timing_fidelity/histories.py --runtime-lib <build>/lib/libarbiter_runtime.so \\
       --workload tiny --procs 2 --out OUT
 
-Writes OUT/results.json (every process's loops) and OUT/results.md."""
+Writes OUT/results.json (every process's loops) and OUT/results.md, both after each process, and
+nothing else: each process's own file is folded into results.json and removed, so that a run cut
+short leaves two files to fetch, not one per process."""
 import argparse
 import json
 import os
@@ -57,7 +59,9 @@ def run_history(args, index, steps, rep):
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return {"steps": steps, "error": f"exit {proc.returncode}: {last[:300]}", "stderr": proc.stderr[-4000:]}
     with open(out, encoding="utf-8") as file:
-        return json.load(file)
+        record = json.load(file)
+    os.remove(out)
+    return record
 
 
 def _loop_cell(loop):

@@ -436,6 +436,7 @@ def test_histories_runs_each_listed_history_in_fresh_processes_and_tabulates_the
     assert [(row["steps"], row["rep"]) for row in doc["processes"]] == [
         (["call", "loop"], 0), (["call", "loop"], 1), (["reserve:4", "loop"], 0), (["reserve:4", "loop"], 1)]
     assert "| reserve:4,loop | 1 | skipped: needs cuda |" in (out / "results.md").read_text()
+    assert sorted(path.name for path in out.iterdir()) == ["results.json", "results.md"]  # each process folded in
     for text, why in (("call,bogus\n", "unknown step 'bogus'"), ("call\n", "'call' has no loop step"), ("# none\n", "no history")):
         listed.write_text("call,loop\n" + text if why != "no history" else text)
         bad = subprocess.run([sys.executable, histories, "--device", "cpu", "--histories", str(listed), "--out", str(out)],
