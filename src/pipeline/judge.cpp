@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <limits>
+#include <optional>
 
 namespace arbiter::pipeline::detail {
 
@@ -117,10 +118,15 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candi
 namespace {
 
 // A field the runtime writes as null when it has no finite value (rel_noise of fewer than two
-// samples, a median of zero: the stream-hold fallback of a call that synchronises) reads as fallback.
-double number_or(const nlohmann::json& doc, const char* key, double fallback) {
+// samples, a median of zero: the stream-hold fallback of a call that synchronises; no clock read)
+// reads as none, or as fallback.
+std::optional<double> optional_number(const nlohmann::json& doc, const char* key) {
   const auto it = doc.find(key);
-  return it != doc.end() && it->is_number() ? it->get<double>() : fallback;
+  return it != doc.end() && it->is_number() ? std::optional(it->get<double>()) : std::nullopt;
+}
+
+double number_or(const nlohmann::json& doc, const char* key, double fallback) {
+  return optional_number(doc, key).value_or(fallback);
 }
 
 } // namespace
@@ -153,9 +159,9 @@ std::optional<store::measurement_record> timing_record(const nlohmann::json& t) 
   m.rel_noise = number_or(t, "rel_noise", std::numeric_limits<double>::infinity()); // unknown: no bound
   m.samples = static_cast<std::int64_t>(number_or(t, "samples", 0));
   m.method = t.value("method", "");
-  if (t.contains("host_median_ms") && t["host_median_ms"].is_number()) m.host_median_ms = t["host_median_ms"].get<double>();
+  m.host_median_ms = optional_number(t, "host_median_ms");
   m.throttled = static_cast<std::int64_t>(number_or(t, "throttled_samples", 0));
-  if (t.contains("sm_clock_mhz") && t["sm_clock_mhz"].is_number()) m.sm_clock_mhz = t["sm_clock_mhz"].get<double>();
+  m.sm_clock_mhz = optional_number(t, "sm_clock_mhz");
   m.power_capped = static_cast<std::int64_t>(number_or(t, "power_capped_samples", 0));
   return m;
 }

@@ -104,9 +104,8 @@ std::string kv_row(std::string_view key, std::string_view html_value) {
 // The clock state beside each timing: the samples' median SM clock, how many ran power-capped and
 // how many were discarded as throttled ("—" where no clock was read, as on cpu).
 std::string clock_cells(const json& m) {
-  const bool read = m.value("sm_clock_mhz", json()).is_number();
-  return fmt::format("<td>{}</td><td>{}</td><td>{}</td>", format_number(m.value("sm_clock_mhz", json()), 0),
-                     read ? m.value("power_capped", json(0)).dump() : "—", m.value("throttled", json(0)).dump());
+  return fmt::format("<td>{}</td><td>{}</td><td>{}</td>", format_number(m["sm_clock_mhz"], 0),
+                     m["sm_clock_mhz"].is_number() ? m["power_capped"].dump() : "—", m["throttled"].dump());
 }
 
 std::string measurements_table(const json& ms) {
@@ -117,7 +116,7 @@ std::string measurements_table(const json& ms) {
                         escape(m["shape"].get<std::string>()), escape(m["role"] == "baseline" ? m["baseline"].get<std::string>() : "candidate"),
                         format_number(m["median_ms"], 4), format_number(m["p10_ms"], 4), format_number(m["p90_ms"], 4),
                         m["samples"].dump(), format_percent(m["rel_noise"]), format_speedup(m["speedup"]),
-                        format_number(m.value("host_median_ms", json()), 4), clock_cells(m), escape(m.value("method", "")));
+                        format_number(m["host_median_ms"], 4), clock_cells(m), escape(m["method"].get<std::string>()));
   return "<table><thead><tr><th>shape</th><th>role</th><th>median ms</th><th>p10 ms</th><th>p90 ms</th><th>samples</th>"
          "<th>noise</th><th>speedup</th><th>host ms</th><th>SM MHz</th><th>power-capped</th><th>throttled</th><th>method</th>"
          "</tr></thead><tbody>" + body + "</tbody></table>";

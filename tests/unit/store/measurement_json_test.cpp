@@ -9,23 +9,7 @@ using namespace arbiter::store;
 namespace {
 
 measurement_record cuda_timing() {
-  measurement_record m;
-  m.shape = "4096x4096";
-  m.role = "candidate";
-  m.clock = "cupti";
-  m.median_ms = 0.3015;
-  m.p10_ms = 0.3010;
-  m.p90_ms = 0.3030;
-  m.mean_ms = 0.3018;
-  m.samples = 426;
-  m.rel_noise = 0.0002;
-  m.speedup = 1.25;
-  m.method = "cupti_span";
-  m.host_median_ms = 0.396;
-  m.throttled = 2;
-  m.sm_clock_mhz = 1965;
-  m.power_capped = 358;
-  return m;
+  return {"4096x4096", "candidate", "", "cupti", 0.3015, 0.3010, 0.3030, 0.3018, 0.0002, 426, 1.25, "cupti_span", 0.396, 2, 1965.0, 358};
 }
 
 } // namespace
