@@ -77,18 +77,25 @@ def run_worker(args, mode, workload, rep, work):
             result = json.load(file)
     result.update({"rep": rep, "returncode": returncode, "wall_s": round(time.monotonic() - started, 3)})
     if mode == "arbiter":
-        result["arbiter_probe"] = probe_spans(probe_out, probe_lib, args.device)
+        timing_json = (result.get("arbiter") or {}).get("timing_json") or {}
+        result["arbiter_probe"] = probe_spans(probe_out, probe_lib, args.device, timing_json.get("dropped_idx") or ())
     if returncode != 0:
         result["stderr_tail"] = stderr[-3000:]
     print(f"  {tag}: exit {returncode} in {result['wall_s']:.1f} s", file=sys.stderr, flush=True)
     return result
 
 
-def probe_spans(probe_out, probe_lib, device):
+# As src/pipeline/detail/probe_evidence.hpp: a drop list that lowers the median more than this is ignored.
+MAX_DROPPED_SHIFT = 0.01
+
+
+def probe_spans(probe_out, probe_lib, device, dropped=()):
     """The device time `arbiter eval` reports on cuda: the median over the timed samples' windows of
     the CUPTI span (first kernel/copy/memset start to last end; 0 for a window without device
     work), taken inside the GPU timer's step (the greatest common divisor of the listed kernels'
-    durations), as src/pipeline/probe_evidence.cpp computes it."""
+    durations), leaving out the samples the runtime dropped (its timing record's dropped_idx:
+    throttled, power-capped) unless that lowers it by more than MAX_DROPPED_SHIFT, as
+    src/pipeline/probe_evidence.cpp computes it."""
     if device != "cuda":
         return {"ok": False, "skipped": "skipped: needs cuda"}
     if not os.path.exists(probe_lib):
@@ -97,20 +104,31 @@ def probe_spans(probe_out, probe_lib, device):
         return {"ok": False, "error": "the probe wrote no evidence"}
     with open(probe_out, encoding="utf-8") as file:
         evidence = json.load(file)
-    windows = [w for w in evidence.get("windows", []) if w.get("label") == "sample"]
-    worked = [w for w in windows if w.get("kernels", 0) + w.get("copies", 0) + w.get("memsets", 0) > 0]
-    spans = [w["span_ns"] for w in worked] + [0] * (len(windows) - len(worked))
-    if not spans:
+    every = [w for w in evidence.get("windows", []) if w.get("label") == "sample"]
+    if not every:
         return {"ok": False, "error": "no timed sample windows in the probe's evidence"}
     step = stepped.timer_step_ns(k.get("end_ns", 0) - k.get("start_ns", 0) for k in evidence.get("kernels", []))
+    all_median_ms = stepped.stepped_median(_window_values(every, "span_ns"), step) / 1e6
+    dropped = set(dropped)
+    windows = [w for w in every if w.get("index") not in dropped] or every
+    spans = _window_values(windows, "span_ns")
+    dropped_ignored = stepped.stepped_median(spans, step) / 1e6 < all_median_ms * (1 - MAX_DROPPED_SHIFT)
+    if dropped_ignored:
+        windows, spans = every, _window_values(every, "span_ns")
     # The same samples' kernel (and copy and memset) durations summed (busy_ns): CUPTI's kernel time
     # in this very process, so that the comparison with the span carries no difference between processes.
-    busy = [w["busy_ns"] for w in worked] + [0] * (len(windows) - len(worked))
-    return {"ok": True, "median_ms": stepped.stepped_median(spans, step) / 1e6,
+    busy = _window_values(windows, "busy_ns")
+    return {"ok": True, "median_ms": stepped.stepped_median(spans, step) / 1e6, "all_median_ms": all_median_ms,
+            "dropped_ignored": dropped_ignored,
             "busy_median_ms": stepped.stepped_median(busy, step) / 1e6, "timer_step_ns": step,
             "plain_median_ms": statistics.median(spans) / 1e6, "samples": len(spans),
             # how many samples read each span, the 64 shortest readings: the steps a tiny kernel lands on
             "span_readings_ns": dict(sorted(collections.Counter(spans).items())[:64]), **hold_leads(evidence)}
+
+
+def _window_values(windows, key):
+    """Each window's value of key; 0 for a window without device work."""
+    return [w[key] if w.get("kernels", 0) + w.get("copies", 0) + w.get("memsets", 0) > 0 else 0 for w in windows]
 
 
 def hold_leads(evidence):

@@ -68,6 +68,11 @@ std::optional<outcome> check_cases(const job_context& ctx, const catalog::proble
   return first_failure;
 }
 
+// A shape's two timing records as read: the reference's file, the candidate's channel record.
+struct timing_pair {
+  nlohmann::json baseline, candidate;
+};
+
 void use_spans(store::measurement_record& m, const span_stats& s) {
   m.clock = "cupti";
   m.method = "cupti_span";
@@ -79,13 +84,20 @@ void use_spans(store::measurement_record& m, const span_stats& s) {
 
 // Device time is the probe's CUPTI span per sample where both the reference and the candidate ran
 // with the probe, else both keep their event times: one method per shape on both sides of a speedup.
+// Each side's spans leave out the samples its runtime left out of its own stats (dropped_idx).
 void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& probe, std::size_t shape_idx,
-                        store::measurement_record& baseline, store::measurement_record& candidate) {
-  const auto b = sample_spans(ref_probe, shape_idx);
-  const auto c = sample_spans(probe, shape_idx);
+                        const timing_pair& records, store::measurement_record& baseline,
+                        store::measurement_record& candidate, nlohmann::json& details) {
+  const auto b = sample_spans(ref_probe, shape_idx, dropped_samples(records.baseline));
+  const auto c = sample_spans(probe, shape_idx, dropped_samples(records.candidate));
   if (!b || !c || b->median_ms <= 0) return;
   use_spans(baseline, *b);
   use_spans(candidate, *c);
+  const auto note = [&](const span_stats& s, const char* role) { // a drop list the spans do not bear out
+    if (s.dropped_ignored) details["dropped_ignored"].push_back({{"shape", baseline.shape}, {"role", role}});
+  };
+  note(*b, "baseline");
+  note(*c, "candidate");
 }
 
 // The candidate's times come from the records the runtime handed over on the channel, never from
@@ -95,11 +107,13 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candi
   std::vector<double> speedups;
   const auto ref_probe = read_probe(ref_dir / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
-    auto baseline = read_timing(ref_dir / "timing" / (std::to_string(shape_idx) + ".json"));
-    auto candidate = channel_timing(run.events, shape_idx);
+    const timing_pair records{read_timing_json(ref_dir / "timing" / (std::to_string(shape_idx) + ".json")),
+                              channel_record(run.events, shape_idx).value_or(nlohmann::json())};
+    auto baseline = timing_record(records.baseline);
+    auto candidate = timing_record(records.candidate);
     if (!baseline || !candidate) continue;
     baseline->shape = candidate->shape = ctx.shapes[shape_idx].name;
-    prefer_probe_spans(ref_probe, probe, shape_idx, *baseline, *candidate);
+    prefer_probe_spans(ref_probe, probe, shape_idx, records, *baseline, *candidate, j.details);
     baseline->role = "baseline";
     baseline->baseline = "eager";
     candidate->role = "candidate";
@@ -137,15 +151,10 @@ std::optional<nlohmann::json> channel_record(const runner_events& events, std::s
   return found.front()->at("record");
 }
 
-std::optional<store::measurement_record> channel_timing(const runner_events& events, std::size_t shape_idx) {
-  const auto record = channel_record(events, shape_idx);
-  return record ? timing_record(*record) : std::nullopt;
-}
-
-std::optional<store::measurement_record> read_timing(const fs::path& file) {
+nlohmann::json read_timing_json(const fs::path& file) {
   std::ifstream in(file);
-  if (!in) return std::nullopt;
-  return timing_record(nlohmann::json::parse(in, nullptr, false));
+  if (!in) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(in, nullptr, false);
 }
 
 std::optional<store::measurement_record> timing_record(const nlohmann::json& t) {

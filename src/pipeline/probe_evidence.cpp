@@ -178,17 +178,45 @@ nlohmann::json read_probe(const fs::path& file) {
   return text ? parse_evidence(*text) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
-std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx) {
+namespace {
+
+span_stats span_stats_of(std::vector<std::uint64_t> spans_ns, std::uint64_t step) {
+  const std::vector<double> spans(spans_ns.begin(), spans_ns.end());
+  return span_stats{score::stepped_median(std::move(spans_ns), step) / 1e6, score::quantile(spans, 0.1) / 1e6,
+                    score::quantile(spans, 0.9) / 1e6, score::mean(spans) / 1e6, spans.size()};
+}
+
+} // namespace
+
+std::vector<std::int64_t> dropped_samples(const nlohmann::json& record) {
+  std::vector<std::int64_t> dropped;
+  const auto it = record.is_object() ? record.find("dropped_idx") : record.end();
+  if (it == record.end() || !it->is_array()) return dropped;
+  for (const auto& idx : *it)
+    if (idx.is_number_integer()) dropped.push_back(idx.get<std::int64_t>());
+  std::sort(dropped.begin(), dropped.end());
+  return dropped;
+}
+
+std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx,
+                                       const std::vector<std::int64_t>& dropped) {
   if (!doc.is_object()) return std::nullopt;
   const auto by_label = windows_of(doc, shape_idx);
   const auto it = by_label.find("sample");
   if (it == by_label.end() || it->second.empty()) return std::nullopt;
-  std::vector<std::uint64_t> spans_ns;
-  for (const auto* w : it->second)
-    spans_ns.push_back(number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0 ? number(*w, "span_ns") : 0);
-  const std::vector<double> spans(spans_ns.begin(), spans_ns.end());
-  return span_stats{score::stepped_median(spans_ns, timer_step_ns(doc)) / 1e6, score::quantile(spans, 0.1) / 1e6,
-                    score::quantile(spans, 0.9) / 1e6, score::mean(spans) / 1e6, spans.size()};
+  std::vector<std::uint64_t> all_ns, kept_ns;
+  for (const auto* w : it->second) {
+    const std::uint64_t span = number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0 ? number(*w, "span_ns") : 0;
+    all_ns.push_back(span);
+    if (!std::binary_search(dropped.begin(), dropped.end(), w->value("index", std::int64_t{-1}))) kept_ns.push_back(span);
+  }
+  const std::uint64_t step = timer_step_ns(doc);
+  auto all = span_stats_of(std::move(all_ns), step);
+  if (kept_ns.empty() || kept_ns.size() == all.samples) return all;
+  auto kept = span_stats_of(std::move(kept_ns), step);
+  if (kept.median_ms >= all.median_ms * (1 - k_max_dropped_shift)) return kept;
+  all.dropped_ignored = true;
+  return all;
 }
 
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,

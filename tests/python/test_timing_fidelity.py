@@ -209,7 +209,8 @@ def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_pat
                 {"label": "case", "kernels": 5, "span_ns": 9000, "busy_ns": 9000}]
     probe.write_text(json.dumps({"windows": windows}))
     got = run.probe_spans(str(probe), str(lib), "cuda")
-    assert got == {"ok": True, "median_ms": 0.0011, "busy_median_ms": 0.001, "timer_step_ns": 0,
+    assert got == {"ok": True, "median_ms": 0.0011, "all_median_ms": 0.0011, "dropped_ignored": False,
+                   "busy_median_ms": 0.001, "timer_step_ns": 0,
                    "plain_median_ms": 0.0011, "samples": 4, "span_readings_ns": {0: 1, 1100: 3},
                    "lead_median_ns": None, "hold_median_ns": None, "leads_listed": 0}
     assert run.probe_spans(str(probe), str(lib), "cpu")["skipped"] == "skipped: needs cuda"
@@ -222,6 +223,27 @@ def test_device_time_is_compared_with_the_kernel_time_of_its_own_process(tmp_pat
     # The device time is a span: beside the profiler's span (first kernel's start to last one's end).
     spans = [{"cupti": {"ok": True, "median_ms": 0.001, "span_median_ms": 0.0011}}]
     assert abs(report.summarize({"arbiter": runs, "baselines": spans})["span_error_pct"] - 4.545454) < 1e-4
+
+
+def test_device_time_leaves_out_the_samples_the_runtime_dropped(tmp_path):
+    """The runtime's dropped_idx (power-capped samples, where enough ran uncapped) leaves their
+    windows out of the device time, as the judge does; a list that would lower the median by more
+    than a clock step explains is ignored and flagged."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
+    import run
+    lib = tmp_path / "libarbiter_probe.so"
+    lib.write_text("")
+    probe = tmp_path / "probe.json"
+    spans = [300_000, 301_500, 300_000, 301_500, 301_500]
+    probe.write_text(json.dumps({"windows": [{"label": "sample", "index": i, "kernels": 1, "span_ns": v, "busy_ns": v}
+                                             for i, v in enumerate(spans)]}))
+    got = run.probe_spans(str(probe), str(lib), "cuda", [1, 3, 4])
+    assert (got["median_ms"], got["all_median_ms"], got["samples"], got["dropped_ignored"]) == (0.3, 0.3015, 2, False)
+    spans[1:] = [330_000] * 4
+    probe.write_text(json.dumps({"windows": [{"label": "sample", "index": i, "kernels": 1, "span_ns": v, "busy_ns": v}
+                                             for i, v in enumerate(spans)]}))
+    got = run.probe_spans(str(probe), str(lib), "cuda", [1, 2, 3, 4])
+    assert (got["median_ms"], got["samples"], got["dropped_ignored"]) == (0.33, 5, True)
 
 
 def test_both_sides_take_their_medians_inside_the_gpu_timers_step(tmp_path):
@@ -339,12 +361,18 @@ def test_each_arbiter_process_shows_its_time_beside_the_clock_it_ran_at():
                 "arbiter_probe": {"ok": True, "median_ms": ms, "busy_median_ms": ms}}
     runs = [process(0.3014, 1980.0, power_capped_samples=0, samples=444),
             process(0.3026, 1965.0, power_capped_samples=358, samples=426), process(0.2966, 1845.0), {"returncode": -9}]
+    # Power-capped samples left out: the median is the 68 others', the record lists all 426 clocks.
+    runs.append(process(0.3015, 1965.0, power_capped_samples=358, samples=68, median_of="uncapped",
+                        sample_sm_mhz=[1965] * 426))
+    runs[-1]["arbiter_probe"]["all_median_ms"] = 0.3026
     summary = report.summarize({"arbiter": runs, "baselines": []})
-    assert summary["arbiter_clocks"] == [(0.3014, 1980.0, 0, 444), (0.3026, 1965.0, 358, 426),
-                                         (0.2966, 1845.0, None, None)]  # the probe's time, not the events'
+    assert summary["arbiter_clocks"] == [(0.3014, 1980.0, 0, 444, None), (0.3026, 1965.0, 358, 426, None),
+                                         (0.2966, 1845.0, None, None, None),  # the probe's time, not the events'
+                                         (0.3015, 1965.0, 358, 426, 0.3026)]
     table = report.workload_table("multi", "several kernels", summary)
     assert ("0.3014 ms @ 1980 MHz (0 of 444 samples power-capped), "
-            "0.3026 ms @ 1965 MHz (358 of 426 samples power-capped), 0.2966 ms @ 1845 MHz\n") in table
+            "0.3026 ms @ 1965 MHz (358 of 426 samples power-capped), 0.2966 ms @ 1845 MHz, "
+            "0.3015 ms @ 1965 MHz (358 of 426 samples power-capped, the others' median; all 0.3026 ms)\n") in table
     cpu = report.summarize({"arbiter": [{"arbiter": {"ok": True, "result": {"median_ms": 1.0},
                                                      "timing_json": {"median_ms": 1.0}}}], "baselines": []})
     assert cpu["arbiter_clocks"] == [] and "MHz" not in report.workload_table("tiny", "add", cpu)

@@ -27,13 +27,11 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
 /// A timing record as the C runtime writes it (docs/protocol.md); nullopt if malformed.
 std::optional<store::measurement_record> timing_record(const nlohmann::json& record);
 
-/// Reads a timing JSON written by the C runtime; nullopt if missing or malformed.
-std::optional<store::measurement_record> read_timing(const std::filesystem::path& file);
+/// Reads a timing JSON written by the C runtime; a discarded value if missing or malformed.
+nlohmann::json read_timing_json(const std::filesystem::path& file);
 
 /// The record of the first "timing" event of the shape on the channel; nullopt if there is none.
 std::optional<nlohmann::json> channel_record(const runner_events& events, std::size_t shape_idx);
 
-/// channel_record read as a measurement: the candidate's time for the shape.
-std::optional<store::measurement_record> channel_timing(const runner_events& events, std::size_t shape_idx);
 
 } // namespace arbiter::pipeline::detail

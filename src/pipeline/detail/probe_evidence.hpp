@@ -25,12 +25,22 @@ nlohmann::json read_probe(const std::filesystem::path& file);
 /// The device time of a shape's timed samples as CUPTI saw it (docs/measurement.md, "Device
 /// time"): per "sample" window the span from its first kernel, copy or memset start to its last
 /// end (0 for a window without device work), the median taken inside the timer's step
-/// (score::stepped_median); nullopt where the shape has no sample windows.
+/// (score::stepped_median); nullopt where the shape has no sample windows. The windows of the
+/// samples the runtime left out of its own stats (`dropped`, the record's dropped_idx: throttled,
+/// power-capped) are left out here too, unless that lowers the median by more than
+/// k_max_dropped_shift, which a clock step cannot explain (then all windows count, `dropped_ignored`).
+inline constexpr double k_max_dropped_shift = 0.01;
 struct span_stats {
   double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0;
   std::size_t samples = 0;
+  bool dropped_ignored = false;
 };
-std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx);
+std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx,
+                                       const std::vector<std::int64_t>& dropped = {});
+
+/// The sample indices a timing record says its stats leave out (dropped_idx), ascending; empty
+/// where it names none or is malformed.
+std::vector<std::int64_t> dropped_samples(const nlohmann::json& record);
 
 /// details["probe"]: totals, graphs, modules, threads, and per shape and window label the windows'
 /// medians (kernels, launches, span, busy) and the streams they used, plus the timing cross-check.

@@ -256,8 +256,8 @@ TEST_F(judge_fixture, the_channel_needs_one_record_and_one_capture_index_per_tim
 
 namespace {
 
-nlohmann::json probe_window(const char* label, int kernels, std::uint64_t span_ns, int off_stream = 0) {
-  return {{"label", label}, {"group", 0}, {"index", 0}, {"kernels", kernels}, {"launches", kernels},
+nlohmann::json probe_window(const char* label, int kernels, std::uint64_t span_ns, int off_stream = 0, int index = 0) {
+  return {{"label", label}, {"group", 0}, {"index", index}, {"kernels", kernels}, {"launches", kernels},
           {"span_ns", span_ns}, {"busy_ns", span_ns}, {"streams", {7}}, {"harness_stream", 7},
           {"off_stream_kernels", off_stream}, {"after_end_kernels", 0}, {"after_end_max_ns", 0}, {"threads", 4}};
 }
@@ -315,6 +315,31 @@ TEST_F(judge_fixture, device_time_is_the_probes_span_when_both_sides_were_probed
   EXPECT_DOUBLE_EQ(measurement(j, "baseline").median_ms, 1.6);
   EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
   EXPECT_DOUBLE_EQ(j.details["probe"]["shapes"][0]["reported_median_ms"].get<double>(), 0.5); // events kept beside
+}
+
+TEST_F(judge_fixture, device_time_leaves_out_the_samples_the_runtime_dropped) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  write_probe(ref() / "probe.json", nlohmann::json::array({probe_window("sample", 1, 2'000'000)}));
+  // Five samples; the runtime left out 1 and 3 (power-capped, 0.5% slower).
+  auto windows = nlohmann::json::array();
+  for (int i = 0; i < 5; ++i) windows.push_back(probe_window("sample", 1, i % 2 ? 301'500 : 300'000, 0, i));
+  write_probe(eval() / "outputs/probe.json", windows);
+  auto record = timing_json(0.3);
+  record["dropped_idx"] = {3, 1};
+  candidate_timing(record);
+  auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
+  EXPECT_DOUBLE_EQ(measurement(j, "candidate").median_ms, 0.3);
+  EXPECT_FALSE(j.details.contains("dropped_ignored"));
+  // A list that keeps only the fastest of spans 10% apart is not a clock step: every span counts.
+  for (int i = 0; i < 5; ++i) windows[i]["span_ns"] = i == 0 ? 300'000 : 330'000;
+  write_probe(eval() / "outputs/probe.json", windows);
+  record["dropped_idx"] = {1, 2, 3, 4};
+  candidate_timing(record);
+  j = judge();
+  EXPECT_DOUBLE_EQ(measurement(j, "candidate").median_ms, 0.33);
+  EXPECT_EQ(j.details["dropped_ignored"], nlohmann::json::parse(R"([{"shape": "n3", "role": "candidate"}])"));
 }
 
 TEST_F(judge_fixture, a_tiny_kernels_device_time_resolves_inside_the_timers_step) {
