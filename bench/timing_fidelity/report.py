@@ -108,30 +108,25 @@ def _same_process_error(runs):
 
 
 def _arbiter_clocks(runs):
-    """(device time ms, median SM clock MHz, power-capped samples, samples taken, device time over
-    every sample or None) of each arbiter process that has a time and a clock, in run order (the
-    counts None where the record lacks them; the last only where the time is the uncapped samples'
-    median): where processes differ as wholes, the clock the GPU held in each, and how much of it
-    under its power cap, says why."""
+    """(device time ms, median SM clock MHz, power-capped samples, samples taken) of each arbiter
+    process that has a time and a clock, in run order (the counts None where the record lacks them):
+    where processes differ as wholes, the clock the GPU held in each, and how much of it under its
+    power cap, says why."""
     out = []
     for run in runs:
         probe, timing_json = run.get("arbiter_probe") or {}, (run.get("arbiter") or {}).get("timing_json") or {}
         ms = probe.get("median_ms") if probe.get("ok") else (run.get("arbiter") or {}).get("result", {}).get("median_ms")
         mhz = timing_json.get("sm_clock_mhz")
-        taken = timing_json.get("sample_sm_mhz")
+        taken = timing_json.get("sample_sm_mhz")  # every sample's reading, the throttled ones too
         taken = len(taken) if isinstance(taken, list) else timing_json.get("samples")
-        every_ms = probe.get("all_median_ms") if timing_json.get("median_of") == "uncapped" else None
         if isinstance(ms, (int, float)) and isinstance(mhz, (int, float)):
-            out.append((float(ms), float(mhz), timing_json.get("power_capped_samples"), taken, every_ms))
+            out.append((float(ms), float(mhz), timing_json.get("power_capped_samples"), taken))
     return out
 
 
-def _clock_said(ms, mhz, capped, taken, every_ms=None):
-    said = f"{ms:.4f} ms @ {mhz:.0f} MHz"
-    if isinstance(capped, int) and isinstance(taken, int):
-        said += f" ({capped} of {taken} samples power-capped"
-        said += f", the others' median; all {every_ms:.4f} ms)" if isinstance(every_ms, (int, float)) else ")"
-    return said
+def _clock_said(ms, mhz, capped, taken):
+    capped_said = f" ({capped} of {taken} samples power-capped)" if isinstance(capped, int) and isinstance(taken, int) else ""
+    return f"{ms:.4f} ms @ {mhz:.0f} MHz{capped_said}"
 
 
 def _timer_steps(workload_runs):

@@ -93,8 +93,8 @@ def probe_spans(probe_out, probe_lib, device, dropped=()):
     """The device time `arbiter eval` reports on cuda: the median over the timed samples' windows of
     the CUPTI span (first kernel/copy/memset start to last end; 0 for a window without device
     work), taken inside the GPU timer's step (the greatest common divisor of the listed kernels'
-    durations), leaving out the samples the runtime dropped (its timing record's dropped_idx:
-    throttled, power-capped) unless that lowers it by more than MAX_DROPPED_SHIFT, as
+    durations), leaving out the samples the runtime dropped (its timing record's dropped_idx: the
+    throttled ones) unless that lowers it by more than MAX_DROPPED_SHIFT, as
     src/pipeline/probe_evidence.cpp computes it."""
     if device != "cuda":
         return {"ok": False, "skipped": "skipped: needs cuda"}

@@ -9,7 +9,6 @@
 #include <limits>
 #include <optional>
 #include <thread>
-#include <utility>
 
 namespace arbiter::runtime {
 
@@ -70,13 +69,8 @@ struct marked_window {
 };
 
 void record(timing_run& run, const clock_sample& s, int64_t sample_idx) {
-  if (s.throttled) {
-    run.throttled_ms.push_back(s.ms);
-    run.dropped_idx.push_back(sample_idx);
-  } else {
-    run.times_ms.push_back(s.ms);
-    run.kept_idx.push_back(sample_idx);
-  }
+  (s.throttled ? run.throttled_ms : run.times_ms).push_back(s.ms);
+  if (s.throttled) run.dropped_idx.push_back(sample_idx);
   if (s.held && !s.throttled) ++run.held;
   if (s.power_capped) {
     ++run.power_capped;
@@ -84,29 +78,6 @@ void record(timing_run& run, const clock_sample& s, int64_t sample_idx) {
   }
   if (s.sm_mhz) run.sm_mhz.push_back(s.sm_mhz);
   run.sample_sm_mhz.push_back(s.sm_mhz);
-}
-
-// Under a load near its power limit the GPU moves between its top clock and one step below it
-// sample by sample, and how many samples a process spends capped differs between processes: a
-// median over both states moves with that share (docs/measurement.md, "Sampling"). Where enough
-// samples ran without the cap, the median is theirs; where nearly all were capped (a kernel that
-// holds the GPU at its limit), it is over all of them.
-void keep_uncapped(timing_run& run, const stop_rule& rule) {
-  if (run.capped_idx.empty() || run.all_throttled) return;
-  const auto capped = [&](int64_t idx) { return std::binary_search(run.capped_idx.begin(), run.capped_idx.end(), idx); };
-  const auto uncapped = std::count_if(run.kept_idx.begin(), run.kept_idx.end(), [&](int64_t idx) { return !capped(idx); });
-  if (uncapped < rule.min_samples) return;
-  std::vector<double> times_ms;
-  std::vector<int64_t> kept_idx;
-  for (std::size_t i = 0; i < run.times_ms.size(); ++i) {
-    const bool drop = capped(run.kept_idx[i]);
-    (drop ? run.capped_ms : times_ms).push_back(run.times_ms[i]);
-    (drop ? run.dropped_idx : kept_idx).push_back(run.kept_idx[i]);
-  }
-  run.times_ms = std::move(times_ms);
-  run.kept_idx = std::move(kept_idx);
-  std::sort(run.dropped_idx.begin(), run.dropped_idx.end());
-  run.uncapped_only = true;
 }
 
 } // namespace
@@ -196,9 +167,8 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
   if (run.times_ms.empty()) { // every sample throttled: report them, flagged, rather than nothing
     run.all_throttled = true;
     run.times_ms = run.throttled_ms;
-    run.kept_idx = std::exchange(run.dropped_idx, {});
+    run.dropped_idx.clear();
   }
-  keep_uncapped(run, rule);
   run.stats = summarize_samples(run.times_ms);
   run.facts = clock.info();
   return run;

@@ -32,7 +32,6 @@ void add_method(nlohmann::ordered_json& doc, const timing_run& run) {
   doc["throttled_samples"] = run.throttled_ms.size();
   doc["all_throttled"] = run.all_throttled;
   doc["power_capped_samples"] = run.power_capped;
-  doc["median_of"] = run.uncapped_only ? "uncapped" : "all";
   doc["rest_ratio"] = run.rest_ratio;
   doc["rest_s"] = run.rest_s;
   doc["clock_monitor"] = f.monitor;
@@ -41,8 +40,8 @@ void add_method(nlohmann::ordered_json& doc, const timing_run& run) {
   doc["max_sm_clock_mhz"] = f.max_sm_mhz ? nlohmann::json(f.max_sm_mhz) : nlohmann::json();
 }
 
-// Each sample's state by its index (the probe's window index): the clock read after it, and which
-// ones the stats leave out.
+// Each sample's state by its index (the probe's window index): the clock read after it, whether the
+// power cap held it, and which ones the stats leave out (throttled).
 void add_sample_states(nlohmann::ordered_json& doc, const timing_run& run) {
   nlohmann::json mhz = nlohmann::json::array();
   for (const unsigned reading : run.sample_sm_mhz) mhz.push_back(reading ? nlohmann::json(reading) : nlohmann::json());
@@ -82,7 +81,6 @@ std::string timing_json(const timing_run& run) {
   doc["times_ms"] = run.times_ms;
   doc["host_ms"] = run.host_ms;
   doc["throttled_ms"] = run.throttled_ms;
-  doc["capped_ms"] = run.capped_ms;
   add_sample_states(doc, run);
   return doc.dump() + "\n";
 }

@@ -38,11 +38,8 @@ struct timing_run {
   stop_reason stop = stop_reason::max_samples;
   timing_stats stats;             ///< over times_ms
   std::vector<double> times_ms;   ///< every kept sample, in the order taken
-  std::vector<int64_t> kept_idx;  ///< the sample index of each of times_ms
   std::vector<double> throttled_ms; ///< samples discarded because the device throttled
   bool all_throttled = false;     ///< every sample throttled: stats are over them, flagged
-  std::vector<double> capped_ms;  ///< power-capped samples left out (uncapped_only)
-  bool uncapped_only = false;     ///< stats over the samples the power cap did not slow
   std::vector<int64_t> dropped_idx; ///< sample indices not in times_ms, ascending
   std::vector<double> host_ms;    ///< host latency samples (cuda)
   int64_t held = 0;               ///< unthrottled samples queued behind the stream hold
@@ -91,8 +88,7 @@ struct timing_hooks {
 
 /// Runs warmup_calls untimed calls (and more, each prepared, while rule.warmup_time_s lasts), then
 /// samples through clock until should_stop() holds; at least one sample is always taken. Throttled
-/// samples are left out of the stats; so are power-capped ones where at least rule.min_samples
-/// samples ran without the cap (uncapped_only), else those are kept and counted. Throws
+/// samples are left out of the stats (dropped_idx), power-capped ones kept and counted. Throws
 /// runtime_failure(ARB_E_ARG) for an invalid rule,
 /// ARB_E_CALLBACK when a call returns nonzero, and whatever the clock throws.
 timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call,

@@ -26,9 +26,10 @@ nlohmann::json read_probe(const std::filesystem::path& file);
 /// time"): per "sample" window the span from its first kernel, copy or memset start to its last
 /// end (0 for a window without device work), the median taken inside the timer's step
 /// (score::stepped_median); nullopt where the shape has no sample windows. The windows of the
-/// samples the runtime left out of its own stats (`dropped`, the record's dropped_idx: throttled,
-/// power-capped) are left out here too, unless that lowers the median by more than
-/// k_max_dropped_shift, which a clock step cannot explain (then all windows count, `dropped_ignored`).
+/// samples the runtime left out of its own stats (`dropped`, the record's dropped_idx: the
+/// throttled ones) are left out here too, unless that lowers the median by more than
+/// k_max_dropped_shift: the list comes from the candidate's process, so it may choose at most
+/// that much (then all windows count, `dropped_ignored`).
 inline constexpr double k_max_dropped_shift = 0.01;
 struct span_stats {
   double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0;

@@ -321,7 +321,7 @@ TEST_F(judge_fixture, device_time_leaves_out_the_samples_the_runtime_dropped) {
   candidate_outputs({1, 2, 3});
   m_run.probe = "enabled";
   write_probe(ref() / "probe.json", nlohmann::json::array({probe_window("sample", 1, 2'000'000)}));
-  // Five samples; the runtime left out 1 and 3 (power-capped, 0.5% slower).
+  // Five samples; the runtime left out 1 and 3 (throttled, 0.5% slower).
   auto windows = nlohmann::json::array();
   for (int i = 0; i < 5; ++i) windows.push_back(probe_window("sample", 1, i % 2 ? 301'500 : 300'000, 0, i));
   write_probe(eval() / "outputs/probe.json", windows);
@@ -332,7 +332,7 @@ TEST_F(judge_fixture, device_time_leaves_out_the_samples_the_runtime_dropped) {
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
   EXPECT_DOUBLE_EQ(measurement(j, "candidate").median_ms, 0.3);
   EXPECT_FALSE(j.details.contains("dropped_ignored"));
-  // A list that keeps only the fastest of spans 10% apart is not a clock step: every span counts.
+  // A list that lowers the median by 10% is not believed: every span counts, and it is noted.
   for (int i = 0; i < 5; ++i) windows[i]["span_ns"] = i == 0 ? 300'000 : 330'000;
   write_probe(eval() / "outputs/probe.json", windows);
   record["dropped_idx"] = {1, 2, 3, 4};

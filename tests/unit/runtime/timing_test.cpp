@@ -334,43 +334,25 @@ TEST(timing_loop, a_run_that_only_throttled_reports_its_samples_flagged) {
   EXPECT_TRUE(run.all_throttled);
   EXPECT_EQ(run.stop, stop_reason::max_time);
   EXPECT_DOUBLE_EQ(run.stats.median_ms, 3.0);
-  EXPECT_TRUE(nlohmann::json::parse(timing_json(run))["all_throttled"].get<bool>());
+  const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
+  EXPECT_TRUE(doc["all_throttled"].get<bool>());
+  EXPECT_TRUE(doc["dropped_idx"].empty()); // every sample counts
 }
 
-TEST(timing_loop, power_capped_samples_are_left_out_where_enough_ran_uncapped) {
+TEST(timing_loop, each_samples_clock_state_is_recorded_by_its_index) {
   fake_clock clock({1.0, 1.0, 1.2});
   clock.capped_at = {2, 5, 8, 11}; // the 1.2 ms ones
   clock.throttled_at = {4};
   const timing_run run = run_timing(stop_rule{6, 12, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; },
                                     stepping_wall(0.001));
-  EXPECT_TRUE(run.uncapped_only);
   EXPECT_EQ(run.power_capped, 4);
-  EXPECT_EQ(run.times_ms, (std::vector<double>(8, 1.0))); // 13 taken: 12 unthrottled (max_samples), 4 of them capped
-  EXPECT_EQ(run.capped_ms, (std::vector<double>(4, 1.2)));
-  EXPECT_DOUBLE_EQ(run.stats.median_ms, 1.0);
-  EXPECT_EQ(run.stats.samples, 8);
+  EXPECT_EQ(run.times_ms.size(), 12u); // 13 taken, the throttled one left out; capped ones count
   const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
-  EXPECT_EQ(doc["median_of"], "uncapped");
-  EXPECT_EQ(doc["dropped_idx"], (std::vector<int64_t>{2, 4, 5, 8, 11})); // the throttled one too
+  EXPECT_EQ(doc["dropped_idx"], (std::vector<int64_t>{4}));
   EXPECT_EQ(doc["power_capped_idx"], (std::vector<int64_t>{2, 5, 8, 11}));
   EXPECT_EQ(doc["sample_sm_mhz"].size(), 13u);
   EXPECT_EQ(doc["sample_sm_mhz"][2], 1965);
   EXPECT_EQ(doc["sample_sm_mhz"][3], 1980);
-}
-
-TEST(timing_loop, power_capped_samples_count_where_too_few_ran_uncapped) {
-  fake_clock clock({1.2, 1.2, 1.0});
-  clock.capped_at = {0, 1, 3, 4, 6, 7, 9, 10};
-  const timing_run run = run_timing(stop_rule{6, 12, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; },
-                                    stepping_wall(0.001));
-  EXPECT_FALSE(run.uncapped_only); // 4 uncapped, fewer than min_samples
-  EXPECT_EQ(run.times_ms.size(), 12u);
-  EXPECT_TRUE(run.capped_ms.empty());
-  EXPECT_DOUBLE_EQ(run.stats.median_ms, 1.2);
-  const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
-  EXPECT_EQ(doc["median_of"], "all");
-  EXPECT_EQ(doc["power_capped_samples"], 8);
-  EXPECT_TRUE(doc["dropped_idx"].empty());
 }
 
 TEST(timing_json, has_the_protocol_fields) {
