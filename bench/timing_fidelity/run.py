@@ -108,13 +108,14 @@ def probe_spans(probe_out, probe_lib, device, dropped=()):
     if not every:
         return {"ok": False, "error": "no timed sample windows in the probe's evidence"}
     step = stepped.timer_step_ns(k.get("end_ns", 0) - k.get("start_ns", 0) for k in evidence.get("kernels", []))
-    all_median_ms = stepped.stepped_median(_window_values(every, "span_ns"), step) / 1e6
+    every_spans = _window_values(every, "span_ns")
+    all_median_ms = stepped.stepped_median(every_spans, step) / 1e6
     dropped = set(dropped)
     windows = [w for w in every if w.get("index") not in dropped] or every
     spans = _window_values(windows, "span_ns")
     dropped_ignored = stepped.stepped_median(spans, step) / 1e6 < all_median_ms * (1 - MAX_DROPPED_SHIFT)
     if dropped_ignored:
-        windows, spans = every, _window_values(every, "span_ns")
+        windows, spans = every, every_spans
     # The same samples' kernel (and copy and memset) durations summed (busy_ns): CUPTI's kernel time
     # in this very process, so that the comparison with the span carries no difference between processes.
     busy = _window_values(windows, "busy_ns")

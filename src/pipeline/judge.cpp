@@ -1,5 +1,6 @@
 #include "detail/judge.hpp"
 
+#include "arbiter/common/json_number.hpp"
 #include "arbiter/guard/static_rules.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
@@ -134,13 +135,8 @@ namespace {
 // A field the runtime writes as null when it has no finite value (rel_noise of fewer than two
 // samples, a median of zero: the stream-hold fallback of a call that synchronises; no clock read)
 // reads as none, or as fallback.
-std::optional<double> optional_number(const nlohmann::json& doc, const char* key) {
-  const auto it = doc.find(key);
-  return it != doc.end() && it->is_number() ? std::optional(it->get<double>()) : std::nullopt;
-}
-
 double number_or(const nlohmann::json& doc, const char* key, double fallback) {
-  return optional_number(doc, key).value_or(fallback);
+  return number_at(doc, key).value_or(fallback);
 }
 
 } // namespace
@@ -168,9 +164,9 @@ std::optional<store::measurement_record> timing_record(const nlohmann::json& t) 
   m.rel_noise = number_or(t, "rel_noise", std::numeric_limits<double>::infinity()); // unknown: no bound
   m.samples = static_cast<std::int64_t>(number_or(t, "samples", 0));
   m.method = t.value("method", "");
-  m.host_median_ms = optional_number(t, "host_median_ms");
+  m.host_median_ms = number_at(t, "host_median_ms");
   m.throttled = static_cast<std::int64_t>(number_or(t, "throttled_samples", 0));
-  m.sm_clock_mhz = optional_number(t, "sm_clock_mhz");
+  m.sm_clock_mhz = number_at(t, "sm_clock_mhz");
   m.power_capped = static_cast<std::int64_t>(number_or(t, "power_capped_samples", 0));
   return m;
 }

@@ -4,6 +4,7 @@
 #include "arbiter/report/leaderboard.hpp"
 
 #include "arbiter/common/error.hpp"
+#include "arbiter/common/json_number.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -160,12 +161,9 @@ void render_markdown(std::ostream& out, const leaderboard_header& header,
 
 // ---- json -------------------------------------------------------------------------------------
 
-nlohmann::ordered_json optional_number(const std::optional<double>& value) {
-  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
-}
-
 nlohmann::ordered_json json_row(std::size_t rank, const score::model_summary& row) {
-  nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
+  using json = nlohmann::ordered_json;
+  json verdicts = json::object();
   for (const auto& [name, count] : row.verdict_counts) verdicts[name] = count;
   return {{"rank", rank},
           {"model", row.model},
@@ -174,14 +172,14 @@ nlohmann::ordered_json json_row(std::size_t rank, const score::model_summary& ro
           {"attempted", row.attempted},
           {"passed", row.passed},
           {"pass_at_1", row.pass_at_1},
-          {"mean_speedup", optional_number(row.mean_speedup)},
-          {"median_speedup", optional_number(row.median_speedup)},
-          {"geomean_speedup", optional_number(row.geomean_speedup)},
+          {"mean_speedup", optional_number<json>(row.mean_speedup)},
+          {"median_speedup", optional_number<json>(row.median_speedup)},
+          {"geomean_speedup", optional_number<json>(row.geomean_speedup)},
           {"kernelarena_score", row.kernelarena_score},
-          {"tokens_per_solved", optional_number(row.per_solved.tokens)},
-          {"cache_tokens_per_solved", optional_number(row.per_solved.cache_tokens)},
-          {"cost_per_solved_usd", optional_number(row.per_solved.cost_usd)},
-          {"wall_s_per_solved", optional_number(row.per_solved.wall_s)},
+          {"tokens_per_solved", optional_number<json>(row.per_solved.tokens)},
+          {"cache_tokens_per_solved", optional_number<json>(row.per_solved.cache_tokens)},
+          {"cost_per_solved_usd", optional_number<json>(row.per_solved.cost_usd)},
+          {"wall_s_per_solved", optional_number<json>(row.per_solved.wall_s)},
           {"rejected", row.rejected},
           {"verdicts", verdicts}};
 }

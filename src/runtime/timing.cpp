@@ -76,7 +76,6 @@ void record(timing_run& run, const clock_sample& s, int64_t sample_idx) {
     ++run.power_capped;
     run.capped_idx.push_back(sample_idx);
   }
-  if (s.sm_mhz) run.sm_mhz.push_back(s.sm_mhz);
   run.sample_sm_mhz.push_back(s.sm_mhz);
 }
 

@@ -35,7 +35,9 @@ void add_method(nlohmann::ordered_json& doc, const timing_run& run) {
   doc["rest_ratio"] = run.rest_ratio;
   doc["rest_s"] = run.rest_s;
   doc["clock_monitor"] = f.monitor;
-  std::vector<double> mhz(run.sm_mhz.begin(), run.sm_mhz.end());
+  std::vector<double> mhz; // the known readings
+  for (const unsigned reading : run.sample_sm_mhz)
+    if (reading) mhz.push_back(reading);
   doc["sm_clock_mhz"] = median_or_null(mhz);
   doc["max_sm_clock_mhz"] = f.max_sm_mhz ? nlohmann::json(f.max_sm_mhz) : nlohmann::json();
 }

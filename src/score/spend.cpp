@@ -3,6 +3,8 @@
 // it is not, never guessed.
 #include "arbiter/score/spend.hpp"
 
+#include "arbiter/common/json_number.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace arbiter::score {
@@ -10,12 +12,6 @@ namespace arbiter::score {
 namespace {
 
 using json = nlohmann::json;
-
-std::optional<double> number_at(const json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
 
 std::optional<double> sum_of(const json& object, const char* first, const char* second) {
   const auto a = number_at(object, first);

@@ -61,20 +61,12 @@ json merged(json base, const json& extra) {
   return base;
 }
 
-json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
-
 json parse_object(const std::string& text) {
   json parsed = json::parse(text.empty() ? "{}" : text, nullptr, false);
   return parsed.is_object() ? parsed : json::object();
 }
 
 namespace {
-
-std::optional<double> number_at(const json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
 
 std::optional<double> tokens_of(const json& meta) {
   if (const auto it = meta.find("tokens"); it != meta.end()) {

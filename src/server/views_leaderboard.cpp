@@ -72,16 +72,16 @@ json leaderboard_row(std::size_t rank, const score::model_summary& row, const st
           {"attempted", row.attempted},
           {"passed", row.passed},
           {"pass_at_1", row.pass_at_1},
-          {"mean_speedup", detail::optional_number(row.mean_speedup)},
-          {"median_speedup", detail::optional_number(row.median_speedup)},
-          {"geomean_speedup", detail::optional_number(row.geomean_speedup)},
+          {"mean_speedup", optional_number(row.mean_speedup)},
+          {"median_speedup", optional_number(row.median_speedup)},
+          {"geomean_speedup", optional_number(row.geomean_speedup)},
           {"kernelarena_score", row.kernelarena_score},
           {"fast_p", fast_p_json(row)},
           {"fraction_of_peak", fraction == peak.end() ? json(nullptr) : json(fraction->second)},
-          {"tokens_per_solved", detail::optional_number(row.per_solved.tokens)},
-          {"cache_tokens_per_solved", detail::optional_number(row.per_solved.cache_tokens)},
-          {"cost_per_solved_usd", detail::optional_number(row.per_solved.cost_usd)},
-          {"wall_s_per_solved", detail::optional_number(row.per_solved.wall_s)},
+          {"tokens_per_solved", optional_number(row.per_solved.tokens)},
+          {"cache_tokens_per_solved", optional_number(row.per_solved.cache_tokens)},
+          {"cost_per_solved_usd", optional_number(row.per_solved.cost_usd)},
+          {"wall_s_per_solved", optional_number(row.per_solved.wall_s)},
           {"rejected", row.rejected},
           {"verdicts", verdicts}};
 }
@@ -198,7 +198,7 @@ json progress_of(const campaign_data& data) {
     const auto& e = *finished[idx];
     latest.push_back({{"id", e.id}, {"problem", e.problem}, {"model", e.model}, {"sample", e.sample},
                       {"verdict", e.v ? to_string(*e.v) : "unknown"}, {"reason", e.reason},
-                      {"speedup", detail::optional_number(e.speedup)}, {"finished_at", e.finished_at}});
+                      {"speedup", optional_number(e.speedup)}, {"finished_at", e.finished_at}});
   }
   return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
           {"finished", data.campaign.status == "finished"},

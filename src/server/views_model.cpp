@@ -26,7 +26,7 @@ json breakdown_json(const std::string& key_name, const json& key, const breakdow
           {"attempted", b.attempted},
           {"passed", b.passed},
           {"pass_rate", b.problems > 0 ? static_cast<double>(b.passed) / static_cast<double>(b.problems) : 0.0},
-          {"geomean_speedup", detail::optional_number(score::geomean(b.speedups))}};
+          {"geomean_speedup", optional_number(score::geomean(b.speedups))}};
 }
 
 /// The first sample of each problem the model attempted, and its sample counts.
@@ -61,7 +61,7 @@ json problem_result(const store::problem_view& p, const json& tags, const attemp
   if (!a) return detail::merged(row, {{"evaluation", nullptr}, {"verdict", nullptr}, {"reason", "not attempted"},
                              {"speedup", nullptr}, {"samples", 0}, {"passed_samples", 0}});
   return detail::merged(row, {{"evaluation", a->first->id}, {"verdict", to_string(*a->first->v)}, {"reason", a->first->reason},
-                     {"speedup", detail::optional_number(a->first->speedup)}, {"samples", a->samples},
+                     {"speedup", optional_number(a->first->speedup)}, {"samples", a->samples},
                      {"passed_samples", a->passed}});
 }
 
@@ -115,7 +115,7 @@ json portability(store::store& db, const std::vector<store::campaign_record>& ca
       machines.push_back({{"hardware", hw_id}, {"campaign", c->id}, {"campaign_name", c->name}});
       for (const auto& row : score::summarize(db.results(c->id), db.problem_count(c->id)))
         models[row.model][std::to_string(hw_id)] = {{"pass_at_1", row.pass_at_1},
-                                                    {"geomean_speedup", detail::optional_number(row.geomean_speedup)}};
+                                                    {"geomean_speedup", optional_number(row.geomean_speedup)}};
     }
     json rows = json::array();
     for (const auto& [model, results] : models) rows.push_back({{"model", model}, {"results", results}});

@@ -26,7 +26,7 @@ json shapes_json(const std::vector<store::measurement_record>& ms, const json& s
                         {"work", w ? json{{"flops", w->flops}, {"bytes", w->bytes}} : json(nullptr)}});
     }
     json& row = shapes[it->second];
-    if (m.role == "candidate") row["candidate"] = store::measurement_json(m), row["speedup"] = detail::optional_number(m.speedup);
+    if (m.role == "candidate") row["candidate"] = store::measurement_json(m), row["speedup"] = optional_number(m.speedup);
     else row["baseline"] = store::measurement_json(m), row["baseline_name"] = m.baseline;
   }
   return shapes;
@@ -43,7 +43,7 @@ json solution_json(const store::evaluation_detail& evaluation, const json& spec)
   const store::evaluation_row& e = evaluation.row;
   return {{"evaluation", e.id}, {"model", e.model}, {"org", e.org}, {"sample", e.sample}, {"status", e.status},
           {"verdict", e.v ? json(to_string(*e.v)) : json(nullptr)}, {"reason", e.reason},
-          {"speedup", detail::optional_number(e.speedup)}, {"wall_s", e.wall_s},
+          {"speedup", optional_number(e.speedup)}, {"wall_s", e.wall_s},
           {"solution_path", e.solution_path}, {"shapes", shapes_json(evaluation.measurements, spec)},
           {"findings", findings_json(evaluation.findings)}, {"source", detail::read_solution_source(e.solution_path)}};
 }
@@ -91,7 +91,7 @@ json evaluation_view(store::store& db, std::int64_t evaluation_id, const std::st
   return {{"id", v->id}, {"campaign", detail::campaign_header(c, std::nullopt)}, {"suite", v->suite},
           {"problem", v->problem}, {"model", v->model}, {"sample", v->sample}, {"status", v->status},
           {"verdict", v->status == "done" ? json(to_string(r.result.v)) : json(nullptr)}, {"reason", r.result.reason},
-          {"speedup", detail::optional_number(r.speedup)}, {"wall_s", r.wall_s}, {"solution_path", v->solution_path},
+          {"speedup", optional_number(r.speedup)}, {"wall_s", r.wall_s}, {"solution_path", v->solution_path},
           {"solution_hash", v->solution_hash}, {"artifacts_dir", r.artifacts_dir}, {"started_at", v->started_at},
           {"finished_at", v->finished_at}, {"measurements", measurements}, {"findings", findings_json(r.findings)},
           {"details", detail::parse_object(r.details_json)}, {"log", detail::read_log_tail(r.artifacts_dir, 200)},

@@ -1,18 +1,11 @@
 #include "arbiter/store/measurement_json.hpp"
 
+#include "arbiter/common/json_number.hpp"
+
 namespace arbiter::store {
 
 namespace {
-
 using json = nlohmann::ordered_json;
-
-json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-std::optional<double> number_at(const json& m, const char* key) {
-  if (m.contains(key) && m[key].is_number()) return m[key].get<double>();
-  return std::nullopt;
-}
-
 } // namespace
 
 json measurement_json(const measurement_record& m) {
@@ -26,11 +19,11 @@ json measurement_json(const measurement_record& m) {
           {"mean_ms", m.mean_ms},
           {"samples", m.samples},
           {"rel_noise", m.rel_noise},
-          {"speedup", optional_number(m.speedup)},
+          {"speedup", optional_number<json>(m.speedup)},
           {"method", m.method},
-          {"host_median_ms", optional_number(m.host_median_ms)},
+          {"host_median_ms", optional_number<json>(m.host_median_ms)},
           {"throttled", m.throttled},
-          {"sm_clock_mhz", optional_number(m.sm_clock_mhz)},
+          {"sm_clock_mhz", optional_number<json>(m.sm_clock_mhz)},
           {"power_capped", m.power_capped}};
 }
 

@@ -45,7 +45,6 @@ struct timing_run {
   int64_t held = 0;               ///< unthrottled samples queued behind the stream hold
   int64_t power_capped = 0;       ///< samples taken under the software power cap
   std::vector<int64_t> capped_idx; ///< their sample indices
-  std::vector<unsigned> sm_mhz;   ///< SM clock after each sample (known readings only)
   std::vector<unsigned> sample_sm_mhz; ///< SM clock after each sample, in order; 0 where unknown
   double rest_ratio = 0;          ///< the rule's rest_ratio
   double rest_s = 0;              ///< seconds rested after paced calls (stop_rule::rest_ratio)

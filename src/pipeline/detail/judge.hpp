@@ -33,5 +33,4 @@ nlohmann::json read_timing_json(const std::filesystem::path& file);
 /// The record of the first "timing" event of the shape on the channel; nullopt if there is none.
 std::optional<nlohmann::json> channel_record(const runner_events& events, std::size_t shape_idx);
 
-
 } // namespace arbiter::pipeline::detail

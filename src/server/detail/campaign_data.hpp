@@ -1,5 +1,6 @@
 #pragma once
 /// What every campaign page reads first, and the small facts several views share.
+#include "arbiter/common/json_number.hpp"
 #include "arbiter/server/views.hpp"
 
 #include <optional>
@@ -47,8 +48,6 @@ usage usage_of(const std::string& meta_json);
 
 /// `base` with the keys of `extra` added (or replaced).
 json merged(json base, const json& extra);
-/// JSON number or null.
-json optional_number(const std::optional<double>& value);
 /// The JSON object in `text`, or an empty object when it is not one.
 json parse_object(const std::string& text);
 

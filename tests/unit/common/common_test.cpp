@@ -1,6 +1,7 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/file.hpp"
 #include "arbiter/common/hash.hpp"
+#include "arbiter/common/json_number.hpp"
 #include "arbiter/common/verdict.hpp"
 
 #include <gtest/gtest.h>
@@ -75,4 +76,14 @@ TEST(file, reads_whole_files_and_names_the_missing_one) {
   } catch (const arbiter::io_error& e) {
     EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
   }
+}
+
+TEST(json_number, an_optional_number_goes_out_as_null_and_comes_back_as_none) {
+  EXPECT_EQ(arbiter::optional_number(1.5), nlohmann::json(1.5));
+  EXPECT_TRUE(arbiter::optional_number(std::nullopt).is_null());
+  EXPECT_TRUE(arbiter::optional_number<nlohmann::ordered_json>(std::nullopt).is_null());
+  const auto doc = nlohmann::ordered_json::parse(R"({"ms": 0.25, "n": 3, "none": null, "text": "1.0"})");
+  EXPECT_EQ(arbiter::number_at(doc, "ms"), 0.25);
+  EXPECT_EQ(arbiter::number_at(doc, "n"), 3.0);
+  for (const char* key : {"none", "text", "missing"}) EXPECT_FALSE(arbiter::number_at(doc, key)) << key;
 }
