@@ -22,6 +22,9 @@ if sys.argv[1:2] != ["facts"]:  # the facts mode reads sources only: importing t
              "check": suite_check.run, "calibrate": calibrate.run}
 
 
+PROBE_VARIABLES = ("CUDA_INJECTION64_PATH", "ARBITER_PROBE_KEY", "ARBITER_PROBE_OUT")
+
+
 def _read_job(argv):
     if len(argv) != 2 or argv[0] not in MODES:
         raise ValueError(f"usage: python3 -m arbiter_runner {'|'.join(MODES)} <job.json>")
@@ -42,6 +45,10 @@ def _check_device(job):
         # cuInit now, before any solution code: the driver loads the evidence probe during it, and
         # the probe takes its signing key out of reach (docs/probe.md).
         torch.cuda.init()
+        # The probe removed the variables that name it and its files from the process's
+        # environment; Python's copy of the environment is taken at start-up: drop them there too.
+        for name in PROBE_VARIABLES:
+            os.environ.pop(name, None)
 
 
 def _wait_for_gate(events):

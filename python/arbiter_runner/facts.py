@@ -17,7 +17,7 @@ from . import source_facts
 KINDS = ("import", "monkeypatch", "thread", "process", "install", "network", "stream", "stream_join", "graph",
          "library", "call", "ctypes", "native_load", "dynamic_code", "file_read", "file_write", "file_list",
          "env", "env_dump", "proc", "introspection", "frame", "exit", "seed", "timer_symbol", "harness",
-         "l2_persist", "precision", "ptx", "exec_memory", "computed_op")
+         "l2_persist", "precision", "ptx", "exec_memory", "native_reach", "computed_op")
 
 # Prefixes of resolved dotted call names → kind. The first match wins; order matters.
 CALL_KINDS = [
@@ -56,7 +56,9 @@ ANY_RECEIVER = ("ctypes", "_ctypes")
 # Names that are a fact wherever they are read, as an attribute of anything (torch.ctypes,
 # libc.mprotect, mmap.PROT_EXEC) or imported by name; the exec_memory ones also bare.
 NAME_KINDS = {"ctypes": "ctypes", "_ctypes": "ctypes", "PROT_EXEC": "exec_memory", "mprotect": "exec_memory",
-              "pkey_mprotect": "exec_memory"}
+              "pkey_mprotect": "exec_memory", "dlsym": "native_reach", "dlvsym": "native_reach",
+              "dl_iterate_phdr": "native_reach", "dlinfo": "native_reach", "cuGetProcAddress": "native_reach",
+              "cudaGetDriverEntryPoint": "native_reach"}
 # Dotted names that are a fact when read, not only when called: the job file's path is argv's last.
 READ_KINDS = [("sys.argv", "harness"), ("sys.orig_argv", "harness")]
 # The harness's own modules: importing them in any form reaches its readers, writers and state.

@@ -19,6 +19,10 @@ SOURCE_PATTERNS = [
                      r"gettimeofday|arb_time)\b"),
     ("precision", r"\b(__half2?|__nv_bfloat16\w*|__float2half\w*|__float2bfloat16\w*|wmma::|mma\.sync)\b"),
     ("exec_memory", r"\b(mprotect|pkey_mprotect|PROT_EXEC)\b"),
+    # Reaching into the process's loader, the driver's entry points, CUPTI or the environment from
+    # native code: how a solution would find and switch off the probe that runs in its process.
+    ("native_reach", r"\b(dlsym|dlvsym|dl_iterate_phdr|dlinfo|getenv|secure_getenv|cupti\w*|cuGetProcAddress\w*|"
+                     r"cudaGetDriverEntryPoint\w*|_GLOBAL_OFFSET_TABLE_|link_map|_?r_debug)\b|(?<![\w.])\.got(?:\.plt)?\b"),
 ]
 # Symbol names that only matter in plain Python strings (ctypes lookups, dlopen paths).
 SYMBOL_PATTERNS = [
@@ -28,6 +32,8 @@ SYMBOL_PATTERNS = [
     ("l2_persist", r"(accessPolicyWindow|PersistingL2)"),
     ("exec_memory", r"^((pkey_)?mprotect|PROT_EXEC)$"),
     ("ctypes", r"^_?ctypes$"),
+    ("native_reach", r"(dlsym|dl_iterate_phdr|dlinfo|cupti|cuGetProcAddress|cudaGetDriverEntryPoint|"
+                     r"_GLOBAL_OFFSET_TABLE_|link_map|r_debug|\.got\b|libarbiter_probe|arbiter_probe_|CUDA_INJECTION64_PATH)"),
 ]
 _SOURCE = [(kind, re.compile(pattern)) for kind, pattern in SOURCE_PATTERNS]
 _SYMBOLS = [(kind, re.compile(pattern)) for kind, pattern in SYMBOL_PATTERNS]

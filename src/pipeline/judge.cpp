@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -83,6 +84,19 @@ void use_spans(store::measurement_record& m, const span_stats& s) {
   m.mean_ms = s.mean_ms;
 }
 
+// A side's device time from its spans, unless its two clocks disagree (guard::compare_clocks,
+// either way): then the larger of the two, so that a witness that saw less never lowers the time;
+// the disagreement is noted (details.clocks_disagree) beside the guard's T4.
+void use_device_time(store::measurement_record& m, const span_stats& s, const nlohmann::json& record, const char* role,
+                     nlohmann::json& details) {
+  const double rel_noise = std::isfinite(m.rel_noise) ? m.rel_noise : 0.0;
+  const auto agreement = guard::compare_clocks(s.median_ms, m.median_ms, rel_noise, timer_held(record));
+  if (agreement != guard::clock_agreement::agree)
+    details["clocks_disagree"].push_back({{"shape", m.shape}, {"role", role}, {"timer_ms", m.median_ms}, {"span_ms", s.median_ms}});
+  if (agreement == guard::clock_agreement::timer_long) return; // the timer's is the larger: kept
+  use_spans(m, s);
+}
+
 // Device time is the probe's CUPTI span per sample where both the reference and the candidate ran
 // with the probe, else both keep their event times: one method per shape on both sides of a speedup.
 // Each side's spans leave out the samples its runtime left out of its own stats (dropped_idx).
@@ -92,8 +106,8 @@ void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& p
   const auto b = sample_spans(ref_probe, shape_idx, dropped_samples(records.baseline));
   const auto c = sample_spans(probe, shape_idx, dropped_samples(records.candidate));
   if (!b || !c || b->median_ms <= 0) return;
-  use_spans(baseline, *b);
-  use_spans(candidate, *c);
+  use_device_time(baseline, *b, records.baseline, "baseline", details);
+  use_device_time(candidate, *c, records.candidate, "candidate", details);
   const auto note = [&](const span_stats& s, const char* role) { // a drop list the spans do not bear out
     if (s.dropped_ignored) details["dropped_ignored"].push_back({{"shape", baseline.shape}, {"role", role}});
   };
@@ -197,7 +211,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   evidence.work = work_checks(ctx, run.events, j.measurements);
   evidence.clocks = clock_spans(ctx, run.events);
-  attach_probe(ctx, problem, run, probe, evidence.probe, j.details);
+  attach_probe(ctx, problem, run, probe, ref_dir, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();
   for (const auto& c : evidence.checks)

@@ -71,6 +71,21 @@ std::map<std::string, std::vector<const nlohmann::json*>> windows_of(const nlohm
   return by_label;
 }
 
+/// The callback API's count of a timed window against its activity records: every kernel launch
+/// that returned success leaves one kernel record (a window in which a capture began is left out:
+/// a captured launch runs nothing). Windows of a probe that did not count (no api_kernel_launches)
+/// are not checked.
+void count_unrecorded(const nlohmann::json& w, guard::probe_shape& s) {
+  if (!w.contains("api_kernel_launches") || number(w, "captures") > 0) return;
+  const std::uint64_t launched = number(w, "api_kernel_launches");
+  const std::uint64_t recorded = number(w, "kernels") + number(w, "harness_kernels");
+  const std::uint64_t work = number(w, "kernels") + number(w, "copies") + number(w, "memsets");
+  if (launched <= recorded && (work > 0 || number(w, "api_transfers") == 0)) return;
+  ++s.samples_missing_records;
+  s.launches_unrecorded += launched > recorded ? launched - recorded : 0;
+  if (recorded + work == 0) ++s.samples_unrecorded;
+}
+
 void count_window(const std::string& label, const nlohmann::json& w, guard::probe_shape& s) {
   const std::uint64_t kernels = number(w, "kernels");
   s.max_kernels_per_call = std::max(s.max_kernels_per_call, kernels);
@@ -82,6 +97,9 @@ void count_window(const std::string& label, const nlohmann::json& w, guard::prob
   if (!timed(label)) return;
   ++s.samples;
   if (kernels == 0) ++s.samples_without_kernels;
+  const std::uint64_t transfers = number(w, "copies") + number(w, "memsets");
+  if (kernels == 0 && transfers > 0) ++s.samples_transfer_only;
+  count_unrecorded(w, s);
   // Copies and memsets are device work as kernels are: off the harness stream, or outliving the
   // sample, they escape the timer alike.
   if (const auto off = number(w, "off_stream_kernels") + number(w, "off_stream_transfers"); off > 0) {
@@ -151,6 +169,58 @@ void read_reported(const runner_events& events, std::size_t shape_idx, guard::pr
   s.reported_median_ms = m->median_ms;
   if (std::isfinite(m->rel_noise)) s.rel_noise = m->rel_noise;
   s.host_median_ms = m->host_median_ms;
+  s.held = timer_held(*record);
+  // One reading per sample, kept or dropped: how many sample windows the probe should hold.
+  if (const auto it = record->find("sample_sm_mhz"); it != record->end() && it->is_array())
+    s.expected_samples = static_cast<std::int64_t>(it->size());
+}
+
+/// The sample windows of a shape against the n samples the runtime timed: indices 0..n-1 once each.
+void check_sample_indices(const std::vector<const nlohmann::json*>& samples, guard::probe_shape& s) {
+  s.sample_windows = static_cast<int>(samples.size());
+  if (!s.expected_samples) return;
+  std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(*s.expected_samples, 0)), false);
+  for (const auto* w : samples) {
+    const auto index = w->value("index", std::int64_t{-1});
+    if (index < 0 || index >= static_cast<std::int64_t>(seen.size()) || seen[static_cast<std::size_t>(index)]) ++s.sample_indices_extra;
+    else seen[static_cast<std::size_t>(index)] = true;
+  }
+  s.sample_indices_missing = static_cast<int>(std::count(seen.begin(), seen.end(), false));
+}
+
+/// Kernels outside every window whose window before was a timed one of the shape.
+void count_outside(const nlohmann::json& doc, std::size_t shape_idx, guard::probe_shape& s) {
+  const auto outside = doc.value("outside_windows", nlohmann::json::object());
+  for (const auto& gap : outside.value("after", nlohmann::json::array())) {
+    if (!gap.is_object() || !timed(gap.value("label", "")) ||
+        gap.value("group", std::int64_t{-1}) != static_cast<std::int64_t>(shape_idx))
+      continue;
+    s.outside_timed_kernels += number(gap, "kernels");
+    s.outside_timed_busy_ns += number(gap, "busy_ns");
+  }
+}
+
+/// Whether the reference's timed calls of a shape launch kernels (most of its sample windows).
+bool runs_kernels(const nlohmann::json& ref_doc, std::size_t shape_idx) {
+  if (!ref_doc.is_object()) return false;
+  const auto by_label = windows_of(ref_doc, shape_idx);
+  const auto it = by_label.find("sample");
+  if (it == by_label.end() || it->second.empty()) return false;
+  const auto with_kernels = std::count_if(it->second.begin(), it->second.end(), [](const auto* w) { return number(*w, "kernels") > 0; });
+  return 2 * static_cast<std::size_t>(with_kernels) > it->second.size();
+}
+
+guard::probe_witness witness_of(const nlohmann::json& doc) {
+  guard::probe_witness w;
+  w.windows_dropped = number(doc, "windows_dropped");
+  const auto it = doc.find("witness");
+  if (it == doc.end() || !it->is_object()) return w;
+  w.forged_markers = number(*it, "forged_markers");
+  w.refused_claims = number(*it, "refused_claims");
+  w.callbacks_disabled = number(*it, "callbacks_disabled");
+  for (const auto& note : it->value("notes", nlohmann::json::array()))
+    if (note.is_string()) w.notes += (w.notes.empty() ? "" : "; ") + note.get<std::string>();
+  return w;
 }
 
 nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows, std::uint64_t step) {
@@ -219,8 +289,14 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
   return all;
 }
 
+bool timer_held(const nlohmann::json& record) {
+  const auto held = record.find("held_samples"), samples = record.find("samples");
+  return held != record.end() && samples != record.end() && held->is_number() && samples->is_number() &&
+         held->get<double>() >= samples->get<double>() && samples->get<double>() > 0;
+}
+
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
-                                  const runner_events& events, const catalog::rules& rule) {
+                                  const runner_events& events, const catalog::rules& rule, const nlohmann::json& ref_doc) {
   guard::probe_evidence e;
   e.expected = e.present = true;
   e.complete = doc.value("totals", nlohmann::json::object()).value("dropped_records", 0) == 0;
@@ -230,6 +306,7 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
   e.libraries = rule.libraries;
   e.max_launches = rule.max_launches;
   e.library_kernels = library_kernel_names(doc);
+  e.witness = witness_of(doc);
   const std::uint64_t step = timer_step_ns(doc);
   for (std::size_t shape_idx = 0; shape_idx < shape_names.size(); ++shape_idx) {
     guard::probe_shape s;
@@ -240,6 +317,10 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
     if (const auto it = by_label.find("sample"); it != by_label.end())
       s.span_median_ms = median_ms(it->second, "span_ns", step);
     read_reported(events, shape_idx, s);
+    const auto samples = by_label.find("sample");
+    check_sample_indices(samples == by_label.end() ? std::vector<const nlohmann::json*>{} : samples->second, s);
+    count_outside(doc, shape_idx, s);
+    s.reference_runs_kernels = runs_kernels(ref_doc, shape_idx);
     e.shapes.push_back(std::move(s));
   }
   return e;
@@ -257,6 +338,8 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
                      {"threads_max", doc.value("threads_max", 0)},
                      {"outside_windows", doc.value("outside_windows", nlohmann::json::object())},
                      {"errors", doc.value("errors", nlohmann::json::array())},
+                     {"witness", doc.value("witness", nlohmann::json::object())},
+                     {"windows_dropped", facts.witness.windows_dropped},
                      {"library_kernels", facts.library_kernels},
                      {"timer_step_ns", step},
                      {"shapes", nlohmann::json::array()}};
@@ -265,13 +348,21 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
     nlohmann::json shape{{"shape", s.shape}, {"labels", nlohmann::json::object()},
                          {"timed_calls", s.samples}, {"timed_without_kernels", s.samples_without_kernels},
                          {"timed_off_stream", s.samples_off_stream}, {"timed_escaping", s.samples_escaping},
-                         {"max_kernels_per_call", s.max_kernels_per_call}};
+                         {"max_kernels_per_call", s.max_kernels_per_call},
+                         {"sample_windows", s.sample_windows},
+                         {"timed_missing_records", s.samples_missing_records},
+                         {"timed_transfer_only", s.samples_transfer_only},
+                         {"outside_timed_kernels", s.outside_timed_kernels}};
+    if (s.expected_samples) shape["expected_samples"] = *s.expected_samples;
     for (const auto& [label, windows] : windows_of(doc, shape_idx)) shape["labels"][label] = label_summary(windows, step);
     if (s.span_median_ms) shape["span_median_ms"] = *s.span_median_ms;
     if (s.reported_median_ms) shape["reported_median_ms"] = *s.reported_median_ms;
     if (s.host_median_ms) shape["host_median_ms"] = *s.host_median_ms;
-    if (s.span_median_ms && s.reported_median_ms)
-      shape["timer_misses_work"] = guard::timer_misses_work(*s.span_median_ms, *s.reported_median_ms, s.rel_noise);
+    if (s.span_median_ms && s.reported_median_ms) {
+      const auto agreement = guard::compare_clocks(*s.span_median_ms, *s.reported_median_ms, s.rel_noise, s.held);
+      shape["timer_misses_work"] = agreement == guard::clock_agreement::timer_short;
+      shape["probe_misses_work"] = agreement == guard::clock_agreement::timer_long;
+    }
     out["shapes"].push_back(std::move(shape));
   }
   return out;
@@ -297,7 +388,7 @@ candidate_evidence candidate_probe(const candidate_run& run, const fs::path& eva
 }
 
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const candidate_evidence& probe, guard::probe_evidence& evidence,
+                  const candidate_evidence& probe, const fs::path& ref_dir, guard::probe_evidence& evidence,
                   nlohmann::json& details) {
   if (run.probe.empty()) return;
   if (run.probe != "enabled") {
@@ -314,7 +405,7 @@ void attach_probe(const job_context& ctx, const catalog::problem& problem, const
   }
   std::vector<std::string> names;
   for (const auto& shape : ctx.shapes) names.push_back(shape.name);
-  evidence = probe_facts(doc, names, run.events, problem.rule);
+  evidence = probe_facts(doc, names, run.events, problem.rule, read_probe(ref_dir / "probe.json"));
   details["probe"] = probe_summary(doc, names, evidence);
 }
 

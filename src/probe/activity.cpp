@@ -3,6 +3,8 @@
 #include "cupti_glue.hpp"
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 namespace arbiter::probe {
 
@@ -61,17 +63,34 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
   std::free(buffer);
 }
 
+/// The kinds start_activity enabled: those reassert_activity enables again.
+std::vector<CUpti_ActivityKind>& enabled_kinds() {
+  static auto* kinds = new std::vector<CUpti_ActivityKind>();
+  return *kinds;
+}
+
+/// cuptiActivityEnable; a kind that is enabled joins enabled_kinds. `quiet`: a refusal is not an error.
+bool enable_kind(CUpti_ActivityKind kind, bool quiet) {
+  const CUptiResult rc = cuptiActivityEnable(kind);
+  if (rc == CUPTI_SUCCESS) enabled_kinds().push_back(kind);
+  else if (!quiet) cupti_ok(rc, ("cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) + ")").c_str());
+  return rc == CUPTI_SUCCESS;
+}
+
 } // namespace
 
 bool start_activity() {
   if (!ARB_CUPTI_CALL(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed))) return false;
   // Concurrent kernel records keep kernels concurrent; the serialising KERNEL kind is the fallback.
-  const bool kernels = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS ||
-                       ARB_CUPTI_CALL(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL));
-  ARB_CUPTI_CALL(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
-  ARB_CUPTI_CALL(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2); // peer copies; absent on some platforms
+  const bool kernels = enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, true) || enable_kind(CUPTI_ACTIVITY_KIND_KERNEL, false);
+  enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, false);
+  enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, false);
+  enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, true); // peer copies; absent on some platforms
   return kernels;
+}
+
+void reassert_activity() {
+  for (const auto kind : enabled_kinds()) ARB_CUPTI_CALL(cuptiActivityEnable(kind));
 }
 
 void flush_activity() { ARB_CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)); }

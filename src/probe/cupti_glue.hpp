@@ -33,6 +33,15 @@ const driver_entry_points& driver();
 bool start_activity();
 /// Hands every buffered record, complete or not, to the recorder.
 void flush_activity();
+/// Enables again every activity kind start_activity enabled: any code in the process may have
+/// disabled one (CUPTI has no query for a kind's state; the callback API's count of each window's
+/// launches is the check that one was off).
+void reassert_activity();
+
+/// injection.cpp: the probe's self-check at a marker (where: "begin" or "end"): every callback it
+/// enabled is read back (one found disabled is noted in the evidence and enabled again), then its
+/// activity kinds are enabled again.
+void reassert_witness(const char* where);
 
 /// markers.cpp: the evidence written at exit to $ARBITER_PROBE_OUT (read at initialisation).
 void install_exit_writer();

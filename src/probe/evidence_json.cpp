@@ -20,6 +20,9 @@ nlohmann::json window_json(const window_stats& w) {
           {"end_ns", w.end_ns},
           {"open", w.open()},
           {"launches", w.launches},
+          {"api_kernel_launches", w.api_kernel_launches},
+          {"api_transfers", w.api_transfers},
+          {"captures", w.captures},
           {"harness_kernels", w.harness_kernels},
           {"graph_launches", w.graph_launches},
           {"kernels", w.kernels},
@@ -46,6 +49,21 @@ nlohmann::json kernel_json(const kernel_detail& k) {
           {"window", k.window}};
 }
 
+nlohmann::json outside_json(const evidence& e) {
+  auto after = nlohmann::json::array();
+  for (const auto& g : e.outside_gaps)
+    after.push_back({{"label", g.label}, {"group", g.group}, {"kernels", g.kernels}, {"busy_ns", g.busy_ns}});
+  return {{"kernels", e.outside_kernels}, {"busy_ns", e.outside_busy_ns}, {"after", std::move(after)}};
+}
+
+nlohmann::json witness_json(const witness_stats& w) {
+  return {{"checks", w.checks},
+          {"callbacks_disabled", w.callbacks_disabled},
+          {"notes", w.notes},
+          {"forged_markers", w.forged_markers},
+          {"refused_claims", w.refused_claims}};
+}
+
 } // namespace
 
 std::string evidence_json(const evidence& e) {
@@ -60,7 +78,8 @@ std::string evidence_json(const evidence& e) {
                      {"threads_max", e.threads_max},
                      {"windows_dropped", e.windows_dropped},
                      {"kernels_truncated", e.kernels_truncated},
-                     {"outside_windows", {{"kernels", e.outside_kernels}, {"busy_ns", e.outside_busy_ns}}},
+                     {"outside_windows", outside_json(e)},
+                     {"witness", witness_json(e.witness)},
                      {"errors", e.errors}};
   auto& windows = doc["windows"] = nlohmann::json::array();
   for (const auto& w : e.windows) windows.push_back(window_json(w));

@@ -2,14 +2,22 @@
 // cuInit, before any kernel can run. It subscribes to CUPTI's callbacks: the resource domain
 // (contexts, streams, modules, graphs) and the launch, graph-launch and capture entry points of the
 // runtime and the driver. A call that enters another traced call (cudaLaunchKernel → cuLaunchKernel)
-// counts once: only the outermost traced call of a thread counts.
+// counts once: only the outermost traced call of a thread counts. Copy and memset entry points are
+// traced too, found by name: with the launches, the callback API's own count of each window's work,
+// held apart from the activity records so that the two can be checked against each other.
+// At every marker the probe checks that its callbacks are still enabled and enables its activity
+// kinds again (reassert_witness): CUPTI is process-wide, and the candidate's code runs in the process.
 #include "arbiter/probe/arbiter_probe.h"
 #include "cupti_glue.hpp"
 
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace arbiter::probe {
 
@@ -42,7 +50,7 @@ const driver_entry_points& driver() {
 
 namespace {
 
-enum class api_role : std::uint8_t { other, launch, graph_launch, capture };
+enum class api_role : std::uint8_t { other, launch, graph_launch, capture, transfer };
 
 thread_local int t_depth = 0; // traced API calls the thread is inside
 
@@ -114,6 +122,39 @@ constexpr CUpti_CallbackId k_driver_ids[] = {
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion}; // the marker call of arbiter_probe_begin/end
 
+/// The subscriber and every callback it enabled: what reassert_witness checks.
+struct traced_state {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> callbacks;
+  std::vector<bool> runtime_transfers, driver_transfers; ///< by callback id
+};
+
+traced_state& traced() {
+  static auto* state = new traced_state();
+  return *state;
+}
+
+bool is_transfer(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+  const auto& known = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? traced().runtime_transfers : traced().driver_transfers;
+  return id < known.size() && known[id];
+}
+
+bool transfer_name(std::string_view name) {
+  for (std::string_view prefix : {"cuMemcpy", "cuMemset", "cudaMemcpy", "cudaMemset"})
+    if (name.substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
+/// The copy and memset entry points of a domain, by their names (ids below `size`).
+std::vector<bool> transfer_ids(CUpti_CallbackDomain domain, CUpti_CallbackId size) {
+  std::vector<bool> ids(size, false);
+  for (CUpti_CallbackId id = 1; id < size; ++id) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, id, &name) == CUPTI_SUCCESS && name != nullptr && transfer_name(name)) ids[id] = true;
+  }
+  return ids;
+}
+
 void note_correlation(std::uint32_t id) {
   std::uint32_t seen = g_max_correlation.load(std::memory_order_relaxed);
   while (id > seen && !g_max_correlation.compare_exchange_weak(seen, id, std::memory_order_relaxed)) {
@@ -136,17 +177,32 @@ void on_resource(CUpti_CallbackId id, const CUpti_ResourceData* data) {
   }
 }
 
+api_role role_of(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+  const api_role role = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_role(id) : driver_role(id);
+  return role == api_role::other && is_transfer(domain, id) ? api_role::transfer : role;
+}
+
+/// The outermost traced call returned: a kernel launch or a copy or memset that succeeded is
+/// counted in the window of its correlation id (cudaError_t and CUresult alike: 0 is success).
+void on_return(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_CallbackData* data) {
+  const api_role role = role_of(domain, id);
+  if (role != api_role::launch && role != api_role::transfer) return;
+  if (data->functionReturnValue == nullptr || *static_cast<const int*>(data->functionReturnValue) != 0) return;
+  the_recorder().api_returned(data->correlationId, role == api_role::launch ? api_work::kernel_launch : api_work::transfer);
+}
+
 void on_api(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_CallbackData* data) {
   if (data->callbackSite == CUPTI_API_EXIT) {
-    if (t_depth > 0) --t_depth;
+    if (t_depth > 0 && --t_depth == 0) on_return(domain, id, data);
     return;
   }
   note_correlation(data->correlationId);
   if (t_depth++ > 0) return;
-  switch (domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_role(id) : driver_role(id)) {
+  switch (role_of(domain, id)) {
   case api_role::launch: the_recorder().launch(false); break;
   case api_role::graph_launch: the_recorder().launch(true); break;
   case api_role::capture: the_recorder().capture_begun(); break;
+  case api_role::transfer:
   case api_role::other: break;
   }
 }
@@ -157,16 +213,61 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     on_api(domain, id, static_cast<const CUpti_CallbackData*>(data));
 }
 
+constexpr CUpti_CallbackId k_resource_ids[] = {
+    CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_GRAPH_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_STREAM_CREATED};
+
+bool enable(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+  auto& state = traced();
+  state.callbacks.emplace_back(domain, id);
+  return ARB_CUPTI_CALL(cuptiEnableCallback(1, state.subscriber, domain, id));
+}
+
 bool subscribe() {
-  CUpti_SubscriberHandle subscriber = nullptr;
-  if (!ARB_CUPTI_CALL(cuptiSubscribe(&subscriber, on_callback, nullptr))) return false;
-  bool ok = ARB_CUPTI_CALL(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE));
-  for (const auto id : k_runtime_ids) ok = ARB_CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id)) && ok;
-  for (const auto id : k_driver_ids) ok = ARB_CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id)) && ok;
+  auto& state = traced();
+  if (!ARB_CUPTI_CALL(cuptiSubscribe(&state.subscriber, on_callback, nullptr))) return false;
+  state.runtime_transfers = transfer_ids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  state.driver_transfers = transfer_ids(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  bool ok = ARB_CUPTI_CALL(cuptiEnableDomain(1, state.subscriber, CUPTI_CB_DOMAIN_RESOURCE));
+  for (const auto id : k_resource_ids) state.callbacks.emplace_back(CUPTI_CB_DOMAIN_RESOURCE, id);
+  for (const auto id : k_runtime_ids) ok = enable(CUPTI_CB_DOMAIN_RUNTIME_API, id) && ok;
+  for (const auto id : k_driver_ids) ok = enable(CUPTI_CB_DOMAIN_DRIVER_API, id) && ok;
+  for (CUpti_CallbackId id = 0; id < state.runtime_transfers.size(); ++id)
+    if (state.runtime_transfers[id]) ok = enable(CUPTI_CB_DOMAIN_RUNTIME_API, id) && ok;
+  for (CUpti_CallbackId id = 0; id < state.driver_transfers.size(); ++id)
+    if (state.driver_transfers[id]) ok = enable(CUPTI_CB_DOMAIN_DRIVER_API, id) && ok;
   return ok;
 }
 
+std::string callback_name(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
+  const char* name = nullptr;
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE && cuptiGetCallbackName(domain, id, &name) == CUPTI_SUCCESS && name != nullptr)
+    return name;
+  return (domain == CUPTI_CB_DOMAIN_RESOURCE ? "resource callback " : "callback ") + std::to_string(id);
+}
+
+/// The environment variables that name the probe and its files: read once at initialisation, then
+/// removed, so that the candidate's code does not find the library's path in its environment.
+void forget_environment() {
+  for (const char* name : {"CUDA_INJECTION64_PATH", "ARBITER_PROBE_KEY", "ARBITER_PROBE_OUT"}) ::unsetenv(name);
+}
+
 } // namespace
+
+void reassert_witness(const char* where) {
+  auto& state = traced();
+  std::vector<std::string> disabled;
+  if (state.subscriber != nullptr) {
+    for (const auto& [domain, id] : state.callbacks) {
+      std::uint32_t enabled = 0;
+      if (cuptiGetCallbackState(&enabled, state.subscriber, domain, id) == CUPTI_SUCCESS && enabled != 0) continue;
+      disabled.push_back(callback_name(domain, id));
+      ARB_CUPTI_CALL(cuptiEnableCallback(1, state.subscriber, domain, id));
+    }
+  }
+  reassert_activity();
+  the_recorder().witness_check(disabled, where);
+}
 
 } // namespace arbiter::probe
 
@@ -176,6 +277,7 @@ extern "C" int InitializeInjection(void) {
   if (initialised) return 1;
   initialised = true;
   install_exit_writer();
+  forget_environment();
   // Activity first: CUPTI wants the buffer callbacks registered before kinds are enabled, and
   // launches must not run untraced between the two.
   if (!start_activity()) std::fprintf(stderr, "arbiter probe: kernel activity unavailable (see probe.json errors)\n");

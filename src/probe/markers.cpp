@@ -1,13 +1,18 @@
 // The marker API the runtime calls around each call (arbiter_probe.h) and the evidence file.
 // A window's bounds in correlation ids come from a marker call to the driver (cuDriverGetVersion,
 // traced): every API call that enters after it has a larger id, every one before a smaller one.
+// Markers carry the run's token, drawn here at initialisation and handed once to the first caller
+// of arbiter_probe_claim (the runtime, as the runner loads it, before any candidate code): a marker
+// with another token is ignored and counted (forged_markers), and so is every later claim.
 #include "arbiter/probe/arbiter_probe.h"
 #include "cupti_glue.hpp"
 #include "evidence_json.hpp"
 #include "arbiter/probe/signature.hpp"
 
 #include <dirent.h>
+#include <sys/random.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -28,6 +33,24 @@ std::string& exit_path() {
 std::string& evidence_key() {
   static auto* key = new std::string();
   return *key;
+}
+
+/// The run's marker token: random, never 0 (0 is what a caller without one passes).
+std::uint64_t draw_token() {
+  std::uint64_t token = 0;
+  while (token == 0)
+    if (::getrandom(&token, sizeof token, 0) != static_cast<ssize_t>(sizeof token)) token = 0;
+  return token;
+}
+
+std::uint64_t g_token = 0;
+std::atomic<bool> g_claimed{false};
+
+/// Whether a marker carries the run's token; one that does not is counted and ignored.
+bool genuine(std::uint64_t token) {
+  if (g_token != 0 && token == g_token) return true;
+  the_recorder().forged_marker();
+  return false;
 }
 
 std::uint64_t now_ns() {
@@ -92,6 +115,7 @@ void write_at_exit() {
 } // namespace
 
 void install_exit_writer() {
+  g_token = draw_token();
   // Read once, now: the candidate's code runs later and may change its environment. The key file
   // is deleted as it is read, so that the candidate's code never finds it.
   if (const char* key_file = std::getenv("ARBITER_PROBE_KEY"); key_file != nullptr && *key_file != '\0') {
@@ -106,20 +130,37 @@ void install_exit_writer() {
 
 } // namespace arbiter::probe
 
-extern "C" int arbiter_probe_begin(const char* label, int64_t group, int64_t index, uint64_t stream) {
+extern "C" int arbiter_probe_claim(uint64_t* token) {
   using namespace arbiter::probe;
+  if (token == nullptr || g_token == 0 || g_claimed.exchange(true)) {
+    the_recorder().refused_claim();
+    return -1;
+  }
+  *token = g_token;
+  return 0;
+}
+
+extern "C" int arbiter_probe_begin(uint64_t token, const char* label, int64_t group, int64_t index, uint64_t stream) {
+  using namespace arbiter::probe;
+  if (!genuine(token)) return -1;
+  reassert_witness("begin");
   const std::int64_t harness = harness_stream_id(stream);
   const std::uint32_t first = correlation_now() + 1;
   the_recorder().begin(label == nullptr ? "" : label, group, index, harness, first, now_ns());
   return 0;
 }
 
-extern "C" int arbiter_probe_end(void) {
+extern "C" int arbiter_probe_end(uint64_t token) {
   using namespace arbiter::probe;
+  if (!genuine(token)) return -1;
   const std::uint64_t now = now_ns();
   const std::uint32_t last = correlation_now();
   the_recorder().end(last, now, count_threads());
+  reassert_witness("end");
   return 0;
 }
 
-extern "C" int arbiter_probe_write(const char* path) { return arbiter::probe::write_evidence(path); }
+extern "C" int arbiter_probe_write(uint64_t token, const char* path) {
+  using namespace arbiter::probe;
+  return genuine(token) ? write_evidence(path) : -1;
+}

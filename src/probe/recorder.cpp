@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace arbiter::probe {
 
@@ -115,8 +116,7 @@ void recorder::kernel(const kernel_record& k) {
     ++w->harness_kernels;
     ++m_evidence.harness_kernels;
   } else if (w == nullptr) {
-    ++m_evidence.outside_kernels;
-    m_evidence.outside_busy_ns += duration;
+    count_outside(k.correlation, duration);
   } else {
     ++w->kernels;
     add_work(*w, run.stream, run.start_ns, run.end_ns, false);
@@ -127,6 +127,31 @@ void recorder::kernel(const kernel_record& k) {
   }
   const std::int64_t window = w == nullptr ? -1 : w - m_evidence.windows.data();
   m_evidence.kernel_details.push_back({demangle(k.name), run, window});
+}
+
+void recorder::count_outside(std::uint32_t correlation, std::uint64_t duration_ns) {
+  ++m_evidence.outside_kernels;
+  m_evidence.outside_busy_ns += duration_ns;
+  const auto& windows = m_evidence.windows;
+  const auto after = std::upper_bound(windows.begin(), windows.end(), correlation,
+                                      [](std::uint32_t id, const window_stats& w) { return id < w.first_correlation; });
+  const window_stats* before = after == windows.begin() ? nullptr : &*std::prev(after);
+  const std::string label = before == nullptr ? std::string() : before->label;
+  const std::int64_t group = before == nullptr ? -1 : before->group;
+  auto& gaps = m_evidence.outside_gaps;
+  auto gap = std::find_if(gaps.begin(), gaps.end(), [&](const outside_gap& g) { return g.group == group && g.label == label; });
+  if (gap == gaps.end()) {
+    if (gaps.size() >= k_max_outside_gaps) return;
+    gap = gaps.insert(gaps.end(), outside_gap{label, group, 0, 0});
+  }
+  ++gap->kernels;
+  gap->busy_ns += duration_ns;
+}
+
+void recorder::api_returned(std::uint32_t correlation, api_work work) {
+  const std::lock_guard lock(m_mutex);
+  m_dirty = true;
+  if (auto* w = window_of(correlation)) ++(work == api_work::kernel_launch ? w->api_kernel_launches : w->api_transfers);
 }
 
 void recorder::copy(const transfer_record& r) { transfer(r, &window_stats::copies, m_evidence.copies); }
@@ -147,6 +172,7 @@ void recorder::transfer(const transfer_record& r, std::uint64_t window_stats::*c
 void recorder::capture_begun() {
   const std::lock_guard lock(m_mutex);
   ++m_evidence.captures;
+  if (m_open >= 0) ++m_evidence.windows[static_cast<std::size_t>(m_open)].captures;
 }
 
 void recorder::context_created() {
@@ -188,6 +214,30 @@ void recorder::error(std::string what) {
   const std::lock_guard lock(m_mutex);
   m_dirty = true;
   if (m_evidence.errors.size() < k_max_errors) m_evidence.errors.push_back(std::move(what));
+}
+
+void recorder::witness_check(const std::vector<std::string>& disabled, std::string_view where) {
+  const std::lock_guard lock(m_mutex);
+  auto& w = m_evidence.witness;
+  ++w.checks;
+  if (disabled.empty()) return;
+  m_dirty = true;
+  w.callbacks_disabled += disabled.size();
+  for (const auto& name : disabled)
+    if (w.notes.size() < k_max_witness_notes)
+      w.notes.push_back(name + " at " + std::string(where) + " (check " + std::to_string(w.checks) + ")");
+}
+
+void recorder::forged_marker() {
+  const std::lock_guard lock(m_mutex);
+  m_dirty = true;
+  ++m_evidence.witness.forged_markers;
+}
+
+void recorder::refused_claim() {
+  const std::lock_guard lock(m_mutex);
+  m_dirty = true;
+  ++m_evidence.witness.refused_claims;
 }
 
 evidence recorder::snapshot() const {

@@ -17,6 +17,8 @@ inline constexpr std::size_t k_max_kernel_details = 4096; ///< kernels listed on
 inline constexpr std::size_t k_max_windows = 65536;       ///< later windows are counted, not kept
 inline constexpr std::size_t k_max_label = 64;
 inline constexpr std::size_t k_max_name = 256;
+inline constexpr std::size_t k_max_witness_notes = 8; ///< disabled callbacks described one by one
+inline constexpr std::size_t k_max_outside_gaps = 256; ///< (label, group) pairs counted apart outside windows
 inline constexpr std::uint32_t k_open = std::numeric_limits<std::uint32_t>::max();
 
 /// Where and when a kernel ran.
@@ -55,6 +57,12 @@ struct window_stats {
   std::uint32_t last_correlation = k_open; ///< the last, once closed
   std::int64_t harness_stream = -1;        ///< CUPTI stream id; -1 when it could not be mapped
   std::uint64_t launches = 0;              ///< launch API calls (kernels and graphs)
+  // The callback API's own count, attributed by correlation id like the records: kernel launch calls
+  // (graphs apart) and copy or memset calls that returned success. Each such launch makes one
+  // kernel record, so fewer records than launches means the activity record was switched off.
+  std::uint64_t api_kernel_launches = 0;
+  std::uint64_t api_transfers = 0;
+  std::uint64_t captures = 0; ///< stream captures begun in it (a captured launch runs nothing)
   std::uint64_t harness_kernels = 0;       ///< the runtime's own (its stream hold), not counted below
   std::uint64_t graph_launches = 0;
   std::uint64_t kernels = 0;
@@ -78,6 +86,24 @@ struct window_stats {
   bool open() const { return last_correlation == k_open; }
   std::uint64_t work() const { return kernels + copies + memsets; }
   std::uint64_t span_ns() const { return work() == 0 ? 0 : last_end_ns - first_start_ns; }
+};
+
+/// Kernels outside every window, by the window before them (label "" and group -1: before any).
+struct outside_gap {
+  std::string label;
+  std::int64_t group = -1;
+  std::uint64_t kernels = 0;
+  std::uint64_t busy_ns = 0;
+};
+
+/// The probe checking itself at each marker: its callbacks found disabled, markers that did not
+/// carry the run's token, claims of the token after the first (arbiter_probe.h).
+struct witness_stats {
+  std::uint64_t checks = 0;             ///< markers at which callbacks and activity kinds were re-asserted
+  std::uint64_t callbacks_disabled = 0; ///< callbacks found disabled (or whose state could not be read)
+  std::vector<std::string> notes;       ///< the first k_max_witness_notes of them, where
+  std::uint64_t forged_markers = 0;     ///< begin/end/write calls with a wrong token: ignored
+  std::uint64_t refused_claims = 0;     ///< token claims after the first
 };
 
 struct kernel_detail {
@@ -107,8 +133,13 @@ struct evidence {
   bool kernels_truncated = false;
   std::uint64_t outside_kernels = 0;
   std::uint64_t outside_busy_ns = 0;
+  std::vector<outside_gap> outside_gaps; ///< the same kernels by the window before them
+  witness_stats witness;
   std::vector<std::string> errors; ///< CUPTI calls that failed, at most 32
 };
+
+/// What a traced API call that returned success did, for the callback API's own count.
+enum class api_work : std::uint8_t { kernel_launch, transfer };
 
 /// Thread-safe: CUPTI's callbacks, its buffer thread and the runtime's markers all call in.
 class recorder {
@@ -121,6 +152,9 @@ public:
   void end(std::uint32_t last_correlation, std::uint64_t now_ns, std::int64_t threads);
 
   void launch(bool graph); ///< one launch API call, counted in the open window
+  /// A kernel launch (not a graph) or a copy or memset call that returned success, counted in the
+  /// window its correlation id falls in (none: outside every window, not counted).
+  void api_returned(std::uint32_t correlation, api_work work);
   void capture_begun();
   void context_created();
   void stream_created(std::uint32_t stream);
@@ -133,6 +167,10 @@ public:
   void dropped(std::uint64_t records);
   void threads(std::int64_t count);
   void error(std::string what);
+  /// One self-check at a marker (where: "begin" or "end"): the names of callbacks found disabled.
+  void witness_check(const std::vector<std::string>& disabled, std::string_view where);
+  void forged_marker();
+  void refused_claim();
 
   evidence snapshot() const;
   /// Whether anything changed since the last mark_written().
@@ -143,6 +181,8 @@ private:
   window_stats* window_of(std::uint32_t correlation); ///< m_mutex held; nullptr: outside every window
   /// A copy or a memset, counted in `count` of its window (and `total` of the evidence).
   void transfer(const transfer_record& r, std::uint64_t window_stats::*count, std::uint64_t& total);
+  /// A kernel outside every window, counted by the window before its correlation id. m_mutex held.
+  void count_outside(std::uint32_t correlation, std::uint64_t duration_ns);
   void close_open(std::uint32_t last_correlation, std::uint64_t now_ns, std::int64_t threads);
 
   mutable std::mutex m_mutex;

@@ -184,14 +184,14 @@ int64_t arb_last_timing(char* buf, int64_t cap) {
 int arb_probe_begin(const char* label, int64_t group, int64_t index, uint64_t stream) {
   const probe_link& link = probe_link::get();
   if (!link.present()) return 0;
-  link.begin(label ? label : "", group, index, stream);
+  link.begin(link.token, label ? label : "", group, index, stream);
   return 1;
 }
 
 int arb_probe_end(void) {
   const probe_link& link = probe_link::get();
   if (!link.present()) return 0;
-  link.end();
+  link.end(link.token);
   return 1;
 }
 

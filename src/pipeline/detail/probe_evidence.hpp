@@ -15,9 +15,16 @@
 namespace arbiter::pipeline::detail {
 
 /// The guard's facts from a parsed probe.json: windows grouped by shape (window "group" = shape
-/// index), the problem's rules, and each shape's timing record on the channel for the cross-check.
+/// index), the problem's rules, each shape's timing record on the channel for the cross-checks
+/// (the clocks, one sample window per sample), and the reference's probe.json (ref_doc, discarded
+/// when none) for whether its timed calls run kernels.
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
-                                  const runner_events& events, const catalog::rules& rule);
+                                  const runner_events& events, const catalog::rules& rule,
+                                  const nlohmann::json& ref_doc = nlohmann::json(nlohmann::json::value_t::discarded));
+
+/// Whether every sample a timing record kept ran behind the stream hold (held_samples ≥ samples):
+/// then its events bracket the device work and not the host's launches (guard::compare_clocks).
+bool timer_held(const nlohmann::json& record);
 
 /// A probe.json parsed, or a discarded value where the file is missing or not a version 1 file.
 nlohmann::json read_probe(const std::filesystem::path& file);
@@ -62,9 +69,10 @@ struct candidate_evidence {
 candidate_evidence candidate_probe(const candidate_run& run, const std::filesystem::path& eval_dir);
 
 /// From candidate_probe's result when run.probe is "enabled": fills evidence and details["probe"]
-/// (the status string itself when the probe was unavailable; nothing off cuda).
+/// (the status string itself when the probe was unavailable; nothing off cuda). The reference's
+/// probe.json in ref_dir, where there is one, tells whether its timed calls run kernels.
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const candidate_evidence& probe, guard::probe_evidence& evidence,
-                  nlohmann::json& details);
+                  const candidate_evidence& probe, const std::filesystem::path& ref_dir,
+                  guard::probe_evidence& evidence, nlohmann::json& details);
 
 } // namespace arbiter::pipeline::detail

@@ -48,6 +48,16 @@ TEST(finding, flag_rejects_only_what_would_have_passed) {
   EXPECT_EQ(decide({verdict::passed, "ok"}, {{"S4", severity::info, "half", "static"}}).v, verdict::passed);
 }
 
+TEST(static_rules, facts_that_could_not_be_had_fail_closed) {
+  const catalog::rules rules;
+  const auto crashed = static_findings({{"unavailable", "the facts process exited with status 1"}}, rules);
+  ASSERT_TRUE(has(crashed, "H3", severity::flag));
+  EXPECT_NE(crashed.front().evidence.find("static facts unavailable: the facts process exited"), std::string::npos);
+  EXPECT_TRUE(has(static_findings(nlohmann::json(), rules), "H3", severity::flag)); // no document at all
+  EXPECT_TRUE(has(static_findings(facts_of({{"syntax_error", "invalid syntax"}}), rules), "H3", severity::flag));
+  EXPECT_TRUE(static_findings(facts_of({}), rules).empty());
+}
+
 TEST(static_rules, streams_graphs_and_libraries_follow_the_rules) {
   catalog::rules strict;
   const auto doc = facts_of({{"stream", "torch.cuda.Stream"}, {"graph", "torch.cuda.CUDAGraph"}, {"library", "torch.matmul"}});
@@ -98,13 +108,14 @@ TEST(static_rules, kinds_map_to_patterns) {
   EXPECT_TRUE(has(static_findings(facts_of({{"seed", "torch.manual_seed"}}), r), "S6", severity::reject));
   EXPECT_TRUE(static_findings(facts_of({{"seed", "torch.manual_seed"}}, "__init__"), r).empty());
   EXPECT_TRUE(has(static_findings(facts_of({{"exit", "os._exit"}}), r), "H2", severity::reject));
-  EXPECT_TRUE(static_findings(nlohmann::json::array(), r).empty());
+  EXPECT_TRUE(has(static_findings(nlohmann::json::array(), r), "H3", severity::flag)); // no facts: fail closed
 }
 
 TEST(static_rules, executable_memory_and_reaching_the_harness_are_rejected) {
   const catalog::rules r;
   EXPECT_TRUE(has(static_findings(facts_of({{"exec_memory", "mmap.PROT_EXEC"}}), r), "H7", severity::reject));
   EXPECT_TRUE(has(static_findings(facts_of({{"exec_memory", "libc.mprotect"}}), r), "H7", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"native_reach", "dl_iterate_phdr"}}), r), "H3", severity::reject));
   EXPECT_TRUE(has(static_findings(facts_of({{"ctypes", "torch.ctypes"}}), r), "H7", severity::flag));
   EXPECT_TRUE(has(static_findings(facts_of({{"harness", "import arbiter_runner"}}), r), "H3", severity::reject));
   EXPECT_TRUE(has(static_findings(facts_of({{"harness", "sys.argv"}}), r), "H3", severity::reject));
@@ -237,6 +248,86 @@ TEST(probe_rules, graphs_and_launch_counts_against_the_rules_are_T8) {
   found.clear();
   probe_findings(e, found);
   EXPECT_TRUE(found.empty());
+}
+
+TEST(probe_rules, the_clocks_must_agree_both_ways) {
+  // Short: the GPU ran longer than the timer says. Long: a held timer saw work the probe did not.
+  EXPECT_EQ(compare_clocks(0.100, 0.104, 0.01, true), clock_agreement::agree);
+  EXPECT_EQ(compare_clocks(0.100, 0.050, 0.01, true), clock_agreement::timer_short);
+  EXPECT_EQ(compare_clocks(0.0013, 0.0039, 0.0, true), clock_agreement::agree); // 2.6 µs of launch: allowed
+  EXPECT_EQ(compare_clocks(0.100, 0.100 + 0.005 + k_launch_allowance_ms + 0.001, 0.0, true), clock_agreement::timer_long);
+  EXPECT_EQ(compare_clocks(0.100, 0.400, 0.0, false), clock_agreement::agree); // unheld: the host's launches
+  auto e = clean_probe();
+  e.shapes[0].held = true;
+  e.shapes[0].span_median_ms = 0.001; // what the probe was let see
+  e.shapes[0].reported_median_ms = 0.200;
+  std::vector<finding> found;
+  probe_findings(e, found);
+  ASSERT_TRUE(has(found, "T4", severity::flag));
+  EXPECT_NE(found[0].evidence.find("0.2000 ms"), std::string::npos) << found[0].evidence;
+  EXPECT_NE(found[0].evidence.find("0.0010 ms"), std::string::npos) << found[0].evidence;
+}
+
+TEST(probe_rules, the_probes_bookkeeping_must_match_the_runtimes) {
+  auto e = clean_probe();
+  e.shapes[0].expected_samples = 20;
+  e.shapes[0].sample_windows = 20;
+  std::vector<finding> found;
+  probe_findings(e, found);
+  EXPECT_TRUE(found.empty());
+  e.shapes[0].sample_windows = 12; // windows the table dropped, or markers that never came
+  e.shapes[0].sample_indices_missing = 8;
+  probe_findings(e, found);
+  ASSERT_TRUE(has(found, "T4", severity::flag));
+  EXPECT_NE(found[0].evidence.find("timed 20 samples, the probe kept 12 sample windows"), std::string::npos) << found[0].evidence;
+  e = clean_probe();
+  e.shapes[0].outside_timed_kernels = k_outside_kernels_allowed; // the captures' clones
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_TRUE(found.empty());
+  e.shapes[0].outside_timed_kernels = 20; // one per timed call: the work moved out of the windows
+  e.shapes[0].outside_timed_busy_ns = 2'000'000;
+  probe_findings(e, found);
+  EXPECT_TRUE(has(found, "T1", severity::flag));
+  e = clean_probe();
+  e.shapes[0].samples_transfer_only = 20; // a memset in each call, no kernel
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_TRUE(found.empty()); // unless the reference's timed calls run kernels
+  e.shapes[0].reference_runs_kernels = true;
+  probe_findings(e, found);
+  EXPECT_TRUE(has(found, "T5", severity::flag));
+  e = clean_probe();
+  e.witness.windows_dropped = 3;
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_TRUE(has(found, "T4", severity::flag));
+}
+
+TEST(probe_rules, a_bent_witness_is_H3) {
+  auto e = clean_probe();
+  e.shapes[0].samples_missing_records = 20; // launches returned, kernel records absent
+  e.shapes[0].samples_unrecorded = 20;
+  e.shapes[0].launches_unrecorded = 40;
+  std::vector<finding> found;
+  probe_findings(e, found);
+  ASSERT_TRUE(has(found, "H3", severity::reject));
+  EXPECT_NE(found[0].evidence.find("returned 40 kernel launches"), std::string::npos) << found[0].evidence;
+  e.complete = false; // records lost by CUPTI itself: no conclusion
+  found.clear();
+  probe_findings(e, found);
+  EXPECT_FALSE(has(found, "H3", severity::reject));
+  e = clean_probe();
+  e.witness.forged_markers = 2;
+  probe_findings(e, found);
+  EXPECT_TRUE(has(found, "H3", severity::reject));
+  e = clean_probe();
+  e.witness.callbacks_disabled = 1;
+  e.witness.notes = "cuLaunchKernel at begin (check 7)";
+  found.clear();
+  probe_findings(e, found);
+  ASSERT_TRUE(has(found, "H3", severity::reject));
+  EXPECT_NE(found[0].evidence.find("cuLaunchKernel at begin"), std::string::npos) << found[0].evidence;
 }
 
 TEST(probe_rules, vendor_library_kernels_are_recognised_by_name) {

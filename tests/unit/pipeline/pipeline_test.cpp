@@ -1,5 +1,6 @@
 // The orchestrator's judgement of a candidate run, without real processes: the runner's files
 // are written here as a candidate would leave them.
+#include "arbiter/common/frames.hpp"
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "detail/channel_evidence.hpp"
 #include "detail/events.hpp"
@@ -426,6 +427,89 @@ TEST_F(judge_fixture, timed_calls_without_kernels_are_flagged) {
   EXPECT_TRUE(has_finding(j, "T5"));
 }
 
+TEST_F(judge_fixture, a_held_timer_far_above_the_span_is_T4_and_the_larger_clock_is_the_device_time) {
+  candidate_outputs({1, 2, 3}); // the runtime's held events: 0.5 ms
+  m_run.probe = "enabled";
+  write_probe(ref() / "probe.json", {probe_window("sample", 1, 1'600'000), probe_window("sample", 1, 1'600'000)});
+  // The probe was let see a 10 µs kernel of each call; the real work ran unrecorded.
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 10'000), probe_window("sample", 1, 10'000),
+                                              probe_window("sample", 1, 10'000)});
+  auto record = timing_json(0.5);
+  record["held_samples"] = 10;
+  candidate_timing(record);
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(evidence_of(j, "T4").find("the timer reports 0.5000 ms, the probe saw 0.0100 ms"), std::string::npos)
+      << evidence_of(j, "T4");
+  EXPECT_DOUBLE_EQ(measurement(j, "candidate").median_ms, 0.5); // never the smaller of the two
+  EXPECT_DOUBLE_EQ(measurement(j, "baseline").median_ms, 1.6);
+  EXPECT_EQ(j.details["clocks_disagree"][0]["role"], "candidate");
+  EXPECT_EQ(j.details["probe"]["shapes"][0]["probe_misses_work"], true);
+  // Without the hold the events hold the host's launches: a long timer says nothing.
+  record.erase("held_samples");
+  candidate_timing(record);
+  const auto unheld = judge();
+  EXPECT_FALSE(has_finding(unheld, "T4"));
+  EXPECT_DOUBLE_EQ(measurement(unheld, "candidate").median_ms, 0.01);
+}
+
+TEST_F(judge_fixture, sample_windows_must_match_the_samples_the_runtime_timed) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  auto record = timing_json(0.5);
+  record["sample_sm_mhz"] = {1980, 1980, 1980}; // three samples timed
+  candidate_timing(record);
+  auto windows = nlohmann::json::array({probe_window("case", 1, 400'000)});
+  for (int i = 0; i < 3; ++i) windows.push_back(probe_window("sample", 1, 490'000, 0, i));
+  write_probe(eval() / "outputs/probe.json", windows);
+  auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
+  EXPECT_EQ(j.details["probe"]["shapes"][0]["expected_samples"], 3);
+  windows[3]["index"] = 0; // sample 2 never had its window, sample 0 had two
+  write_probe(eval() / "outputs/probe.json", windows);
+  j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(evidence_of(j, "T4").find("the runtime timed 3 samples, the probe kept 3 sample windows (1 indices missing, 1 out of range or repeated)"),
+            std::string::npos) << evidence_of(j, "T4");
+}
+
+TEST_F(judge_fixture, launches_without_kernel_records_and_memset_only_calls_are_found) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  write_probe(ref() / "probe.json", {probe_window("sample", 1, 1'600'000), probe_window("sample", 1, 1'600'000)});
+  // Kernel activity switched off for the call's work, a memset left on record.
+  auto memset_only = probe_window("sample", 0, 2'000);
+  memset_only["memsets"] = 1;
+  memset_only["api_kernel_launches"] = 3;
+  memset_only["api_transfers"] = 1;
+  const auto honest = probe_window("sample", 1, 490'000);
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), memset_only, memset_only, honest});
+  auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(evidence_of(j, "H3").find("in 2 of 3 timed calls the driver returned 6 kernel launches"), std::string::npos)
+      << evidence_of(j, "H3");
+  EXPECT_NE(evidence_of(j, "T5").find("2 of 3 timed calls ran copies or memsets and no kernel"), std::string::npos)
+      << evidence_of(j, "T5");
+  // A capture begun in the window: its launches ran nothing, and the count proves nothing.
+  memset_only["captures"] = 1;
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), memset_only, memset_only, honest});
+  EXPECT_FALSE(has_finding(judge(), "H3"));
+}
+
+TEST_F(judge_fixture, markers_without_the_token_are_H3) {
+  candidate_outputs({1, 2, 3});
+  m_run.probe = "enabled";
+  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), probe_window("sample", 1, 490'000)});
+  const fs::path file = eval() / "outputs/probe.json";
+  auto doc = nlohmann::json::parse(std::ifstream(file));
+  doc["witness"] = {{"checks", 4}, {"callbacks_disabled", 0}, {"notes", nlohmann::json::array()},
+                    {"forged_markers", 40000}, {"refused_claims", 0}};
+  std::ofstream(file) << doc.dump();
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(evidence_of(j, "H3").find("40000 probe markers without the run's token"), std::string::npos) << evidence_of(j, "H3");
+}
+
 TEST_F(judge_fixture, an_unavailable_probe_is_said_and_a_finished_run_without_evidence_is_rejected) {
   candidate_outputs({1, 2, 3});
   m_run.probe = "unavailable: libcupti.so.13: cannot open shared object file";
@@ -560,13 +644,21 @@ TEST(sandbox_view, each_model_runs_as_its_own_uid) {
             isolation.writable_paths.end());
 }
 
-TEST(events, torn_last_line_is_ignored) {
+TEST(events, a_torn_last_frame_is_left_out_and_a_spliced_line_is_a_fault) {
   const fs::path file = fs::temp_directory_path() / "arbiter_events_test.jsonl";
-  std::ofstream(file) << "{\"event\": \"start\", \"mode\": \"candidate\"}\n{\"event\": \"loaded\"}\n{\"event\": \"ca";
+  std::ofstream(file) << arbiter::frames_from_lines("{\"event\": \"start\", \"mode\": \"candidate\"}\n{\"event\": \"loaded\"}\n{\"event\": \"ca");
   const auto events = detail::read_events(file);
   EXPECT_TRUE(events.started);
   EXPECT_FALSE(events.done);
   EXPECT_EQ(events.last_event, "loaded");
+  EXPECT_TRUE(events.torn);
+  EXPECT_FALSE(events.fault);
+  // A forged event written beside the runner's frames, as a plain line: the rest is not read.
+  std::ofstream(file) << arbiter::encode_frame(0, {{"event", "start"}}) << "{\"event\": \"done\"}\n"
+                      << arbiter::encode_frame(1, {{"event", "done"}});
+  const auto forged = detail::read_events(file);
+  ASSERT_TRUE(forged.fault);
+  EXPECT_FALSE(forged.done);
   fs::remove(file);
 }
 

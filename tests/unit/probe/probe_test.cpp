@@ -211,6 +211,71 @@ TEST(recorder, dirty_until_written) {
   EXPECT_TRUE(rec.dirty());
 }
 
+TEST(recorder, the_callback_apis_count_is_kept_apart_from_the_records) {
+  recorder rec;
+  rec.begin("sample", 0, 0, 7, 11, 1000);
+  rec.api_returned(12, api_work::kernel_launch);
+  rec.api_returned(13, api_work::kernel_launch);
+  rec.api_returned(14, api_work::transfer);
+  rec.capture_begun();
+  rec.end(15, 2000, 5);
+  rec.api_returned(16, api_work::kernel_launch); // outside every window: not counted
+  rec.kernel(kernel_at(12, 1100, 1200));         // one record for two launches: one was unrecorded
+  const auto e = rec.snapshot();
+  EXPECT_EQ(e.windows[0].api_kernel_launches, 2u);
+  EXPECT_EQ(e.windows[0].api_transfers, 1u);
+  EXPECT_EQ(e.windows[0].captures, 1u);
+  EXPECT_EQ(e.windows[0].kernels, 1u);
+  const auto doc = parsed(rec);
+  EXPECT_EQ(doc["windows"][0]["api_kernel_launches"], 2);
+  EXPECT_EQ(doc["windows"][0]["api_transfers"], 1);
+  EXPECT_EQ(doc["windows"][0]["captures"], 1);
+}
+
+TEST(recorder, kernels_outside_windows_are_counted_by_the_window_before_them) {
+  recorder rec;
+  rec.kernel(kernel_at(3, 10, 20)); // before any window
+  rec.begin("sample", 2, 0, 7, 11, 1000);
+  rec.end(15, 2000, 5);
+  rec.kernel(kernel_at(17, 2100, 2600)); // between sample 0 and sample 1 of shape 2
+  rec.kernel(kernel_at(18, 2700, 2800));
+  rec.begin("sample", 2, 1, 7, 20, 3000);
+  rec.end(25, 4000, 5);
+  const auto e = rec.snapshot();
+  EXPECT_EQ(e.outside_kernels, 3u);
+  ASSERT_EQ(e.outside_gaps.size(), 2u);
+  EXPECT_EQ(e.outside_gaps[0].label, "");
+  EXPECT_EQ(e.outside_gaps[0].group, -1);
+  EXPECT_EQ(e.outside_gaps[1].label, "sample");
+  EXPECT_EQ(e.outside_gaps[1].group, 2);
+  EXPECT_EQ(e.outside_gaps[1].kernels, 2u);
+  EXPECT_EQ(e.outside_gaps[1].busy_ns, 600u);
+  const auto doc = parsed(rec);
+  EXPECT_EQ(doc["outside_windows"]["kernels"], 3);
+  EXPECT_EQ(doc["outside_windows"]["after"][1],
+            nlohmann::json::parse(R"({"label": "sample", "group": 2, "kernels": 2, "busy_ns": 600})"));
+}
+
+TEST(recorder, the_witness_notes_disabled_callbacks_and_forged_markers) {
+  recorder rec;
+  rec.witness_check({}, "begin");
+  EXPECT_FALSE(rec.dirty());
+  rec.witness_check({"cuLaunchKernel", "cuMemsetD8Async"}, "end");
+  for (int i = 0; i < 10; ++i) rec.witness_check({"cuLaunchKernel"}, "begin");
+  rec.forged_marker();
+  rec.forged_marker();
+  rec.refused_claim();
+  const auto e = rec.snapshot();
+  EXPECT_EQ(e.witness.checks, 12u);
+  EXPECT_EQ(e.witness.callbacks_disabled, 12u);
+  EXPECT_EQ(e.witness.notes.size(), k_max_witness_notes);
+  EXPECT_EQ(e.witness.notes[1], "cuMemsetD8Async at end (check 2)");
+  const auto doc = parsed(rec);
+  EXPECT_EQ(doc["witness"]["forged_markers"], 2);
+  EXPECT_EQ(doc["witness"]["refused_claims"], 1);
+  EXPECT_EQ(doc["witness"]["callbacks_disabled"], 12);
+}
+
 TEST(names, demangles_and_caps) {
   EXPECT_EQ(demangle("_Z6matmulPKfS0_Pfi"), "matmul(float const*, float const*, float*, int)");
   EXPECT_EQ(demangle("triton_poi_fused_add_0"), "triton_poi_fused_add_0");
