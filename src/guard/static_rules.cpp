@@ -22,7 +22,7 @@ struct kind_rule {
   std::string_view says;
 };
 
-constexpr std::array<kind_rule, 20> k_kind_rules{{
+constexpr std::array<kind_rule, 21> k_kind_rules{{
     {"thread", "T2", severity::reject, "starts work on another thread"},
     {"frame", "T7", severity::reject, "inspects the call stack or frames (evaluator-mode detection)"},
     {"env", "T7", severity::reject, "probes the environment"},
@@ -39,6 +39,10 @@ constexpr std::array<kind_rule, 20> k_kind_rules{{
     // Machine code written into memory at run time is a binary the sources do not show, whatever
     // it then patches (a timer: T4, which the runtime's clock check sees); statically it is H7.
     {"exec_memory", "H7", severity::reject, "makes memory executable (mmap PROT_EXEC, mprotect)"},
+    // The probe that witnesses the timed calls shares the process: its library, its CUPTI state and
+    // the driver's entry points are reached through the loader (dlsym, dl_iterate_phdr, link_map,
+    // the GOT), CUPTI itself or the environment. Evidence beside the probe's own checks, not instead.
+    {"native_reach", "H3", severity::reject, "reaches into the loader, the driver's entry points, CUPTI or the environment from native code"},
     {"exit", "H2", severity::reject, "exits or signals the process"},
     {"file_write", "H1", severity::reject, "writes outside its own folder"},
     {"file_list", "H4", severity::reject, "lists folders outside its own"},
