@@ -3,14 +3,15 @@ folder (every event carries t, seconds since the process started): per file, the
 `loaded`, then per shape the seconds spent in init, cases, stress and timing, and the tail.
 
     python3 bench/throughput/phases.py <results.db>.d [more folders]"""
-import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from arbiter_runner.events import read_events  # noqa: E402 - the runner's own frame reader
+
 
 def _events(path):
-    with open(path, encoding="utf-8") as file:
-        return [json.loads(line) for line in file if line.strip()]
+    return read_events(path)
 
 
 def _summarise(events):

@@ -153,9 +153,25 @@ void language_findings(const nlohmann::json& doc, const catalog::rules& rules, s
 
 } // namespace
 
+// Fail closed: rules that could not run have not cleared anything. A solution that fails anyway
+// keeps its own verdict (flag); one that would pass is rejected.
+void availability_findings(const nlohmann::json& doc, const std::vector<fact>& facts, std::vector<finding>& out) {
+  const auto unavailable = [&](const std::string& why) {
+    out.push_back({"H3", severity::flag, "static facts unavailable: " + why, "static"});
+  };
+  if (!doc.is_object() || !doc.contains("facts") || !doc["facts"].is_array()) {
+    const auto it = doc.is_object() ? doc.find("unavailable") : doc.end();
+    unavailable(it != doc.end() && it->is_string() ? it->get<std::string>() : "no facts document");
+    return;
+  }
+  for (const auto& f : facts)
+    if (f.kind == "syntax_error") unavailable(f.where + " does not parse (" + f.what + ")");
+}
+
 std::vector<finding> static_findings(const nlohmann::json& doc, const catalog::rules& rules) {
   const auto facts = read_facts(doc);
   std::vector<finding> out;
+  availability_findings(doc, facts, out);
   kind_findings(facts, out);
   rule_findings(facts, rules, out);
   forbid_findings(facts, rules, out);

@@ -2,6 +2,7 @@
 // hardware record (docs/measurement.md, "Calibration").
 #include "arbiter/pipeline/calibrate.hpp"
 
+#include "arbiter/common/frames.hpp"
 #include "arbiter/common/log.hpp"
 #include "detail/runs.hpp"
 
@@ -33,9 +34,7 @@ struct calibration_events {
 
 calibration_events parse_events(std::istream& events) {
   calibration_events out;
-  for (std::string line; std::getline(events, line);) {
-    const auto event = nlohmann::json::parse(line, nullptr, false);
-    if (event.is_discarded() || !event.is_object()) continue; // a line cut short by a kill
+  for (const auto& event : read_frames(events).events) { // a frame cut short by a kill is left out
     const std::string kind = event.value("event", "");
     if (kind == "done") out.done = true;
     if (kind == "error") out.error = event;

@@ -49,6 +49,8 @@ void index_checks(guard::run_evidence& e, const runner_events& events, std::size
       e.channel.push_back("shape " + shape + " was timed but no capture index came over the channel");
     return;
   }
+  // The runner keeps at least the last timed call's output: an empty index checks nothing.
+  if (index->empty()) e.channel.push_back("shape " + shape + " was timed but its capture index came back empty");
   const std::string rel = "outputs/" + std::to_string(shape_idx) + "/timed.json";
   const auto file = read_folder_json(eval_dir / rel);
   if (!file || *file != *index) e.channel.push_back(rel + " differs from the capture index the runner handed over");

@@ -1,5 +1,7 @@
 #include "detail/events.hpp"
 
+#include "arbiter/common/frames.hpp"
+
 #include <cstdint>
 #include <fstream>
 
@@ -38,14 +40,13 @@ void apply(runner_events& events, const nlohmann::json& record) {
 
 runner_events read_events(const std::filesystem::path& file) {
   runner_events events;
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const nlohmann::json record = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (record.is_discarded() || !record.is_object()) continue;
-    apply(events, record);
-  }
+  std::ifstream in(file, std::ios::binary);
+  const frame_stream frames = read_frames(in);
+  for (const auto& record : frames.events) apply(events, record);
+  events.fault = frames.fault;
+  events.torn = frames.torn_tail;
+  // A frame cut short after "done" was not cut by a kill: the runner had nothing left to write.
+  if (!events.fault && events.torn && events.done) events.fault = "a frame cut short after 'done'";
   return events;
 }
 

@@ -152,6 +152,7 @@ void observations(guard::run_evidence& e, const runner_events& events, const run
     e.reference_aliases = e.reference_aliases || c.value("output_aliases_input", false);
     e.reference_mutates = e.reference_mutates || c.value("inputs_mutated", false);
   }
+  if (events.fault) e.channel.push_back("the channel is not the runner's frames: " + *events.fault);
   if (events.done_count > 1) e.channel.push_back(std::to_string(events.done_count) + " 'done' events");
   if (events.after_done > 0) e.channel.push_back(std::to_string(events.after_done) + " events after 'done'");
 }

@@ -139,8 +139,10 @@ static nlohmann::json extract_facts(const job_context& ctx, const fs::path& work
   std::ifstream in(out);
   nlohmann::json facts = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
   if (process.end != sandbox::process_end::exited || process.exit_code != 0 || !facts.is_object()) {
-    ARB_WARN("guard", "static facts of {} unavailable: {}", work.string(), sandbox::describe(process));
-    return nlohmann::json::object();
+    // Fail closed: the guard reads this as a finding, never as a solution with nothing to see.
+    const std::string why = "the facts process " + sandbox::describe(process) + " (log: " + spec.log_path + ")";
+    ARB_WARN("guard", "static facts of {} unavailable: {}", work.string(), why);
+    return nlohmann::json{{"unavailable", why}};
   }
   return facts;
 }

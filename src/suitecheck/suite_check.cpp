@@ -3,6 +3,7 @@
 #include "arbiter/catalog/suite.hpp"
 #include "arbiter/catalog/toml_reader.hpp"
 #include "arbiter/common/error.hpp"
+#include "arbiter/common/frames.hpp"
 #include "arbiter/doctor/doctor.hpp"
 #include "arbiter/pipeline/options.hpp"
 
@@ -78,10 +79,8 @@ problem_result read_events(const catalog::problem& problem, const std::string& d
   const auto shapes = problem.shapes_for(device);
   std::map<std::size_t, shape_result> seen;
   std::string error;
-  for (std::string line; std::getline(events, line);) {
-    if (line.empty()) continue;
-    const auto event = nlohmann::json::parse(line, nullptr, false);
-    if (event.is_discarded() || !event.is_object()) continue; // a line cut short by a kill
+  const frame_stream frames = read_frames(events); // a frame cut short by a kill is left out
+  for (const auto& event : frames.events) {
     const std::string kind = event.value("event", "");
     if (kind == "error") {
       error = "the reference failed in phase " + event.value("phase", "?") + ": " + event.value("type", "") + ": " +

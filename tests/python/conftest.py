@@ -110,8 +110,8 @@ def run_runner(mode, job, tmp_dir):
                           text=True, timeout=300)
     events = []
     if os.path.exists(job["events_file"]):
-        with open(job["events_file"], encoding="utf-8") as file:
-            events = [json.loads(line) for line in file]
+        from arbiter_runner.events import read_events
+        events = read_events(job["events_file"])
     return RunResult(proc, events)
 
 

@@ -202,15 +202,15 @@ def test_a_large_case_is_re_run_on_input_set_0_only(runtime_lib, tmp_path):
 
 
 def test_events_go_to_the_descriptor_the_orchestrator_names(tmp_path, monkeypatch):
-    from arbiter_runner.events import EventLog
+    from arbiter_runner.events import EventLog, decode_frames
     read_end, write_end = os.pipe()
     monkeypatch.setenv("ARBITER_EVENTS_FD", str(write_end))
     log = EventLog(tmp_path / "events.jsonl")
     assert "ARBITER_EVENTS_FD" not in os.environ  # not passed on to child processes
     log.emit("start", mode="candidate")
     log.close()
-    with os.fdopen(read_end, encoding="utf-8") as channel:
-        assert json.loads(channel.read())["event"] == "start"
+    with os.fdopen(read_end, "rb") as channel:
+        assert decode_frames(channel.read())[0]["event"] == "start"
     assert not (tmp_path / "events.jsonl").exists()
 
 
@@ -283,8 +283,8 @@ def start_gated(job, tmp_path):
 
 
 def read_events(job):
-    with open(job["events_file"], encoding="utf-8") as file:
-        return [json.loads(line) for line in file]
+    from arbiter_runner.events import read_events as read_log
+    return read_log(job["events_file"])
 
 
 def wait_for_event(job, name, seconds=120):

@@ -1,7 +1,9 @@
 #pragma once
-/// Reads the runner's events.jsonl (docs/protocol.md). The file is written by a process that may
-/// be killed mid-line: a torn last line is ignored, never an error. For a candidate it is the
-/// channel the orchestrator stored itself (sandbox::process_spec::channel_path).
+/// Reads the runner's events.jsonl (docs/protocol.md, "Events"): frames, read strictly
+/// (arbiter/common/frames.hpp). The file is written by a process that may be killed mid-frame: a
+/// torn last frame is left out, never an error; anything else out of place is a fault the guard
+/// reads as a forged channel. For a candidate it is the channel the orchestrator stored itself
+/// (sandbox::process_spec::channel_path).
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -25,6 +27,10 @@ struct runner_events {
   nlohmann::json timed = nlohmann::json::array();   ///< "timed" events: a shape timed, its capture index (guard)
   int done_count = 0;                               ///< more than one "done" is a forged channel
   int after_done = 0;                               ///< events written after the first "done"
+  /// The first frame out of place (bytes that are not a frame, a sequence number out of order);
+  /// the events after it are not read.
+  std::optional<std::string> fault;
+  bool torn = false; ///< the last frame was cut short (a process killed mid-write)
 };
 
 runner_events read_events(const std::filesystem::path& file);

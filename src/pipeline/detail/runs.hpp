@@ -54,7 +54,9 @@ reference_run ensure_reference(const job_context& ctx, const catalog::problem& p
 struct candidate_run {
   sandbox::process_result process;
   runner_events events;
-  nlohmann::json facts = nlohmann::json::object(); ///< static facts of the solution (facts.py); {} if extraction failed
+  /// Static facts of the solution (facts.py); {"unavailable": why} where they could not be had,
+  /// which the guard reads as a finding (fail closed).
+  nlohmann::json facts = {{"facts", nlohmann::json::array()}};
   nlohmann::json sandbox = nlohmann::json::object(); ///< sandbox_details() of the candidate process
   std::string probe; ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
   std::string probe_key; ///< the key its evidence must be signed with (hex); "" without the probe

@@ -10,6 +10,14 @@
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include "arbiter/common/frames.hpp"
+
+namespace {
+/// The runner's events as it writes them: each JSON line of a fixture as a frame.
+struct framed_events : std::istringstream {
+  explicit framed_events(std::string_view json_lines) : std::istringstream(arbiter::frames_from_lines(json_lines)) {}
+};
+} // namespace
 
 namespace fs = std::filesystem;
 using namespace arbiter;
@@ -40,7 +48,7 @@ public:
     argv = spec.argv;
     std::ifstream in(spec.argv.back());
     job = nlohmann::json::parse(in);
-    std::ofstream(job["events_file"].get<std::string>()) << m_events;
+    std::ofstream(job["events_file"].get<std::string>()) << arbiter::frames_from_lines(m_events);
     return exited(0);
   }
   std::vector<std::string> argv;
@@ -69,7 +77,7 @@ protected:
 } // namespace
 
 TEST(calibrate, events_become_peaks_with_measurements_and_skips) {
-  std::istringstream events(k_events);
+  framed_events events(k_events);
   std::string error;
   const auto peaks = read_calibration(events, exited(0), error);
   ASSERT_EQ(error, "");
@@ -85,17 +93,17 @@ TEST(calibrate, events_become_peaks_with_measurements_and_skips) {
 
 TEST(calibrate, a_failed_process_or_missing_copy_gives_no_peaks) {
   std::string error;
-  std::istringstream cut(R"({"event": "start"})" "\n");
+  framed_events cut(R"({"event": "start"})" "\n");
   EXPECT_TRUE(read_calibration(cut, exited(1), error).is_null());
   EXPECT_NE(error.find("exited with status 1"), std::string::npos) << error;
 
   error.clear();
-  std::istringstream failed(R"({"event": "error", "phase": "init", "type": "RuntimeError", "message": "no CUDA"})" "\n");
+  framed_events failed(R"({"event": "error", "phase": "init", "type": "RuntimeError", "message": "no CUDA"})" "\n");
   EXPECT_TRUE(read_calibration(failed, exited(1), error).is_null());
   EXPECT_NE(error.find("RuntimeError: no CUDA"), std::string::npos) << error;
 
   error.clear();
-  std::istringstream no_copy(R"({"event": "calibration", "kind": "copy", "dtype": "uint8", "skipped": "OutOfMemoryError: CUDA"}
+  framed_events no_copy(R"({"event": "calibration", "kind": "copy", "dtype": "uint8", "skipped": "OutOfMemoryError: CUDA"}
 {"event": "calibration", "kind": "gemm", "dtype": "float32", "rate": 1e12}
 {"event": "done"}
 )");
@@ -103,7 +111,7 @@ TEST(calibrate, a_failed_process_or_missing_copy_gives_no_peaks) {
   EXPECT_NE(error.find("copy bandwidth: OutOfMemoryError"), std::string::npos) << error;
 
   error.clear();
-  std::istringstream no_gemm(R"({"event": "calibration", "kind": "copy", "dtype": "uint8", "rate": 1e9}
+  framed_events no_gemm(R"({"event": "calibration", "kind": "copy", "dtype": "uint8", "rate": 1e9}
 {"event": "done"}
 )");
   EXPECT_TRUE(read_calibration(no_gemm, exited(0), error).is_null());

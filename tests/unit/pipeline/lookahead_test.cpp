@@ -4,6 +4,7 @@
 
 #include "arbiter/store/store.hpp"
 #include "../runtime/test_dir.hpp"
+#include "arbiter/common/frames.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ public:
 
   sandbox::process_result run(const sandbox::process_spec& spec) override {
     if (spec.argv.at(3) == "facts") { // python3 -m arbiter_runner facts <work> --out <file>
-      std::ofstream(spec.argv.back()) << "{}";
+      std::ofstream(spec.argv.back()) << R"({"version": 1, "files": [], "languages": ["torch"], "facts": []})";
       return exited(0);
     }
     log.push_back("run " + name_of(spec));
@@ -39,7 +40,7 @@ public:
   sandbox::process_result complete(const sandbox::process_spec& spec) {
     const std::string name = name_of(spec);
     const bool fails = name.starts_with("ref ") && failing.contains(name.substr(4));
-    if (!fails) std::ofstream(spec.channel_path, std::ios::app) << R"({"event": "done"})" << '\n';
+    if (!fails) std::ofstream(spec.channel_path, std::ios::app) << arbiter::encode_frame(0, {{"event", "done"}});
     return exited(fails ? 1 : 0);
   }
 

@@ -8,6 +8,14 @@
 
 #include <filesystem>
 #include <sstream>
+#include "arbiter/common/frames.hpp"
+
+namespace {
+/// The runner's events as it writes them: each JSON line of a fixture as a frame.
+struct framed_events : std::istringstream {
+  explicit framed_events(std::string_view json_lines) : std::istringstream(arbiter::frames_from_lines(json_lines)) {}
+};
+} // namespace
 
 using namespace arbiter;
 
@@ -85,7 +93,7 @@ TEST(SuiteCheck, MemoryBudgetProblemThenSuiteThenDefault) {
 
 TEST(SuiteCheck, ReadsEveryShapeResult) {
   const auto p = two_shape_problem();
-  std::istringstream events(
+  framed_events events(
       R"({"event":"start","mode":"check"})"
       "\n"
       R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":["memory not measured on cpu"],"ref_ms":0.25,"peak_gb":null})"
@@ -107,7 +115,7 @@ TEST(SuiteCheck, ReadsEveryShapeResult) {
 
 TEST(SuiteCheck, AProcessThatDiesLeavesNamedFailures) {
   const auto p = two_shape_problem();
-  std::istringstream events(
+  framed_events events(
       R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":[],"ref_ms":0.1})"
       "\n"
       R"({"event":"shape_ch)"); // cut short by the kill
@@ -125,7 +133,7 @@ TEST(SuiteCheck, AProcessThatDiesLeavesNamedFailures) {
 
 TEST(SuiteCheck, ALoadErrorIsTheProblemsError) {
   const auto p = two_shape_problem();
-  std::istringstream events(R"({"event":"error","phase":"load","type":"SyntaxError","message":"invalid syntax"})" "\n");
+  framed_events events(R"({"event":"error","phase":"load","type":"SyntaxError","message":"invalid syntax"})" "\n");
   const auto r = suitecheck::read_events(p, "cpu", events, exited(1));
   EXPECT_NE(r.error.find("SyntaxError"), std::string::npos);
   EXPECT_EQ(r.shapes.size(), 2u);
@@ -151,7 +159,7 @@ TEST(SuiteCheck, TableNamesEachFailureAndSummarises) {
 
 TEST(SuiteCheck, TableAndJsonCarryTheBaselines) {
   const auto p = two_shape_problem();
-  std::istringstream events(
+  framed_events events(
       R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":[],"ref_ms":0.5,)"
       R"("baselines":{"eager":{"median_ms":0.5},"compile":{"unavailable":"torch 1.13.0 has no torch.compile"},"sota":{"median_ms":0.25}}})"
       "\n"
