@@ -1,0 +1,167 @@
+"""The red-team corpus (tests/corpus/redteam/<road>/<case>) against the real binary: attacks written
+as an adversary who has read every file of this repository would write them (issue 34 item 8,
+issue 36 item 6), all in one campaign on tests/corpus/redteam/suite, each asserted to get the
+verdict its expect.toml names with every pattern id it names (`patterns_<device>` replaces
+`patterns` on that device). A case is data: a kernel.py (and sources) and an expect.toml with the
+keys of tests/corpus/hacks (problem, verdict, patterns, patterns_<device>, device, note).
+
+Every case is its own test, so a road still open shows as that case failing, and a case the machine
+cannot run shows as skipped with the reason: `device = "cuda"` cases (tests/corpus/redteam/probe)
+off cuda, load_inline cases without a C++ compiler. After the campaign three checks look at what
+the evaluations left behind on this machine, whatever the verdicts: no process of the campaign
+alive, no `arbiter-redteam-*` marker in the host's shared scratch folders (/run/lock, /var/tmp,
+/tmp, /dev/shm), no evaluation folder over 512 MiB. They clean up what they find.
+
+ARBITER_CORPUS_CASES=<glob>,<glob> (relative to tests/corpus/redteam, e.g. "channel/*,paced_memo/*")
+narrows the run to those cases; the rest are reported as skipped."""
+import fnmatch
+import os
+import pathlib
+import shutil
+import signal
+import sqlite3
+import time
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+
+REDTEAM = ROOT / "tests" / "corpus" / "redteam"
+SUITE = REDTEAM / "suite"
+MARKER = "arbiter-redteam-"
+SHARED_SCRATCH = ("/run/lock", "/var/tmp", "/tmp", "/dev/shm")
+FOLDER_CAP_BYTES = 512 << 20
+
+
+def _all_cases():
+    """(case id, folder, expect) of every case, in path order."""
+    cases = []
+    for expect_file in sorted(REDTEAM.glob("*/*/expect.toml")):
+        case = expect_file.parent
+        if case.parent == SUITE:
+            continue
+        cases.append((str(case.relative_to(REDTEAM)), case, tomllib.loads(expect_file.read_text())))
+    return cases
+
+
+CASES = _all_cases()
+
+
+def _model(case_id):
+    return "redteam-" + case_id.replace("/", "-")
+
+
+def _why_not(case, expect, device):
+    """Why this machine does not run the case, or None."""
+    wanted = expect.get("device")
+    if wanted and wanted != device:
+        return f"needs device {wanted}, this run is on {device}"
+    chosen = [g for g in os.environ.get("ARBITER_CORPUS_CASES", "").split(",") if g]
+    if chosen and not any(fnmatch.fnmatch(str(case.relative_to(REDTEAM)), g) for g in chosen):
+        return "outside ARBITER_CORPUS_CASES"
+    sources = "".join(p.read_text(errors="replace") for p in case.glob("*.py"))
+    if "load_inline" in sources and not (shutil.which("c++") or shutil.which("g++")):
+        return "a load_inline extension and no C++ compiler on this machine"
+    return None
+
+
+def _campaign_processes(tmp):
+    """pids of processes (not this one) whose working folder or environment names the campaign's
+    folder: the candidates set HOME to their work folder, which a child keeps after chdir /."""
+    found, needle = [], str(tmp).encode()
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if cwd.startswith(str(tmp)) or needle in environ:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    from conftest import Arbiter
+    tmp = tmp_path_factory.mktemp("redteam")
+    arbiter = Arbiter(tmp / "results.db")
+    runnable = []
+    for case_id, case, expect in CASES:
+        if _why_not(case, expect, arbiter.device) is None:
+            runnable.append(case_id)
+            shutil.copytree(case, tmp / "solutions" / expect["problem"] / _model(case_id),
+                            ignore=shutil.ignore_patterns("expect.toml"))
+    started = time.monotonic()
+    if runnable:
+        arbiter.run("eval", str(SUITE), "--solutions", str(tmp / "solutions"), "--db", arbiter.db,
+                    "--device", arbiter.device, "--timeout", "180", "--max-time", "0.2")
+    print(f"red-team campaign: {len(runnable)} evaluations in {time.monotonic() - started:.1f} s")
+    time.sleep(2)  # a process of the campaign that is just exiting gets to exit
+    survivors = _campaign_processes(tmp)
+    return arbiter, tmp, survivors
+
+
+def _findings(db, evaluation_id):
+    with sqlite3.connect(db) as conn:
+        return {row[0] for row in conn.execute("SELECT pattern FROM finding WHERE evaluation_id = ?", (evaluation_id,))}
+
+
+@pytest.mark.parametrize("case_id", [case_id for case_id, _, _ in CASES])
+def test_redteam_case(campaign, case_id):
+    arbiter, _, _ = campaign
+    _, case, expect = next(c for c in CASES if c[0] == case_id)
+    why = _why_not(case, expect, arbiter.device)
+    if why:
+        pytest.skip(f"{case_id}: {why}")
+    row = arbiter.evaluations()[(expect["problem"], _model(case_id), 0)]
+    patterns = _findings(arbiter.db, row["id"])
+    wanted = expect.get(f"patterns_{arbiter.device}", expect.get("patterns", []))
+    missing = sorted(set(wanted) - patterns)
+    print(f"REDTEAM {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']})")
+    assert row["verdict"] == expect["verdict"] and not missing, (
+        f"{case_id}: wanted {expect['verdict']} {wanted}, got {row['verdict']} with findings {sorted(patterns)} "
+        f"(missing {missing}): {row['reason']}\n  case: {expect.get('note', '')}")
+
+
+def test_no_process_of_the_campaign_outlives_it(campaign):
+    _, _, survivors = campaign
+    described = []
+    for pid in survivors:
+        try:
+            described.append(f"{pid}: {pathlib.Path(f'/proc/{pid}/cmdline').read_bytes().replace(b'\0', b' ')[:120]!r}")
+            os.kill(pid, signal.SIGKILL)  # started by this campaign (its folder is in their environment)
+        except OSError:
+            pass
+    assert not survivors, "processes of the campaign still alive after it ended:\n" + "\n".join(described)
+
+
+def test_nothing_left_outside_the_evaluation_folders(campaign):
+    left = []
+    for folder in SHARED_SCRATCH:
+        try:
+            names = [name for name in os.listdir(folder) if name.startswith(MARKER)]
+        except OSError:
+            continue
+        for name in names:
+            left.append(os.path.join(folder, name))
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+    assert not left, "left on the host by the campaign's evaluations: " + ", ".join(left)
+
+
+def test_evaluation_folders_stay_under_the_cap(campaign):
+    arbiter, tmp, _ = campaign
+    over = []
+    for folder in sorted((pathlib.Path(arbiter.db + ".d") / "evals").glob("*")):
+        files = [p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()]
+        size = sum(p.stat().st_size for p in files)
+        if size > FOLDER_CAP_BYTES:
+            over.append(f"{folder.name}: {size / (1 << 20):.0f} MiB")
+            for big in (p for p in files if p.stat().st_size > 64 << 20):
+                big.unlink()  # the campaign's own scratch: do not keep GiBs in pytest's folders
+    assert not over, "evaluation folders over 512 MiB after the campaign: " + ", ".join(over)
