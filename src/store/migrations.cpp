@@ -159,14 +159,21 @@ ALTER TABLE measurement ADD COLUMN sm_clock_mhz REAL;
 ALTER TABLE measurement ADD COLUMN power_capped INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// The guard version each evaluation was judged under (docs/guard.md, "Guard version and
+// re-judging"); '' for evaluations judged before it was recorded.
+constexpr std::string_view k_evaluation_guard_version = R"sql(
+ALTER TABLE evaluation ADD COLUMN guard_version TEXT NOT NULL DEFAULT '';
+)sql";
+
 #undef ARB_SQL_NOW
 
 // Append only: never edit or renumber a migration that has shipped.
-constexpr std::array<migration, 4> k_migrations{{
+constexpr std::array<migration, 5> k_migrations{{
     {1, "initial schema", k_initial_schema},
     {2, "static facts per solution", k_solution_facts},
     {3, "measurement method, host latency, throttled samples", k_measurement_method},
     {4, "measurement SM clock and power-capped samples", k_measurement_clock_state},
+    {5, "guard version per evaluation", k_evaluation_guard_version},
 }};
 
 void ensure_migration_table(database& db) {

@@ -69,7 +69,7 @@ std::int64_t sqlite_store::begin_evaluation(std::int64_t campaign_id, std::int64
   clear_findings.bind_all(id).run();
   statement restart(m_db,
                     fmt::format("UPDATE evaluation SET status = 'running', verdict = NULL, reason = '', speedup = NULL, "
-                                "wall_s = 0, details_json = '{{}}', artifacts_dir = '', started_at = {}, "
+                                "wall_s = 0, details_json = '{{}}', artifacts_dir = '', guard_version = '', started_at = {}, "
                                 "finished_at = NULL WHERE id = ?",
                                 k_now),
                     what + ": restart");
@@ -83,20 +83,42 @@ void sqlite_store::finish_evaluation(std::int64_t evaluation_id, const evaluatio
   transaction tx(m_db, what);
   statement update(m_db,
                    fmt::format("UPDATE evaluation SET status = 'done', verdict = ?, reason = ?, speedup = ?, "
-                               "wall_s = ?, details_json = ?, artifacts_dir = ?, finished_at = {} WHERE id = ?",
+                               "wall_s = ?, details_json = ?, artifacts_dir = ?, guard_version = ?, finished_at = {} "
+                               "WHERE id = ?",
                                k_now),
                    what);
   update.bind_all(to_string(result.result.v), result.result.reason, result.speedup, result.wall_s,
                   result.details_json.empty() ? std::string("{}") : result.details_json, result.artifacts_dir,
-                  evaluation_id);
+                  result.guard_version, evaluation_id);
   update.run();
   if (m_db.changes() == 0) ARB_THROW(store_error, what + ": no such evaluation");
+  replace_judged_rows(evaluation_id, result, what);
+  if (!result.facts_json.empty()) save_facts(m_db, evaluation_id, result.facts_json);
+  tx.commit();
+}
+
+void sqlite_store::rejudge_evaluation(std::int64_t evaluation_id, const evaluation_result& result) {
+  const std::string what = fmt::format("store the new judgement of evaluation {}", evaluation_id);
+  transaction tx(m_db, what);
+  statement update(m_db,
+                   "UPDATE evaluation SET verdict = ?, reason = ?, speedup = ?, details_json = ?, guard_version = ? "
+                   "WHERE id = ? AND status = 'done'",
+                   what);
+  update.bind_all(to_string(result.result.v), result.result.reason, result.speedup,
+                  result.details_json.empty() ? std::string("{}") : result.details_json, result.guard_version,
+                  evaluation_id);
+  update.run();
+  if (m_db.changes() == 0) ARB_THROW(store_error, what + ": no finished evaluation with this id");
+  replace_judged_rows(evaluation_id, result, what);
+  tx.commit();
+}
+
+void sqlite_store::replace_judged_rows(std::int64_t evaluation_id, const evaluation_result& result,
+                                       const std::string& what) {
   statement clear(m_db, "DELETE FROM measurement WHERE evaluation_id = ?", what + ": clear measurements");
   clear.bind_all(evaluation_id).run();
   insert_measurements(evaluation_id, result.measurements);
   insert_findings(m_db, evaluation_id, result.findings);
-  if (!result.facts_json.empty()) save_facts(m_db, evaluation_id, result.facts_json);
-  tx.commit();
 }
 
 void sqlite_store::insert_measurements(std::int64_t evaluation_id, const std::vector<measurement_record>& rows) {

@@ -28,6 +28,7 @@ std::vector<evaluation_detail> store::problem_evaluations(std::int64_t, const st
   unsupported("problem_evaluations");
 }
 std::int64_t store::data_version() { unsupported("data_version"); }
+void store::rejudge_evaluation(std::int64_t, const evaluation_result&) { unsupported("rejudge_evaluation"); }
 
 } // namespace arbiter::store
 
@@ -42,8 +43,8 @@ constexpr std::string_view k_evaluation_joins =
 // The columns evaluation_from_row reads, in its order; a reader may select more after them.
 constexpr std::string_view k_row_columns =
     "e.id, e.solution_id, p.key, m.name, m.org, s.sample, e.status, e.verdict, e.reason, e.speedup, e.wall_s, "
-    "s.path, s.hash, s.meta_json, COALESCE(e.finished_at, '')";
-constexpr int k_row_column_count = 15;
+    "s.path, s.hash, s.meta_json, COALESCE(e.finished_at, ''), e.guard_version";
+constexpr int k_row_column_count = 16;
 constexpr std::string_view k_row_order = "ORDER BY m.name, p.key, s.sample, e.id";
 
 std::optional<verdict> verdict_at(const statement& row, int column, std::int64_t evaluation_id) {
@@ -71,6 +72,7 @@ evaluation_row evaluation_from_row(const statement& row) {
   e.solution_hash = row.get_text(12);
   e.meta_json = row.get_text(13);
   e.finished_at = row.get_text(14);
+  e.guard_version = row.get_text(15);
   return e;
 }
 
@@ -258,6 +260,7 @@ std::optional<evaluation_view> sqlite_store::evaluation(std::int64_t evaluation_
   view.result.artifacts_dir = query.get_text(extra + 4);
   view.started_at = query.get_text(extra + 5);
   view.finished_at = row.finished_at;
+  view.result.guard_version = row.guard_version;
   view.result.facts_json = query.get_text(extra + 6);
   view.result.measurements = std::move(
       children_where(m_db, k_measurements, "e.id = ?", what + ": measurements", view.id)[view.id]);

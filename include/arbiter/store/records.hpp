@@ -94,6 +94,7 @@ struct evaluation_result {
   std::vector<measurement_record> measurements;
   std::vector<finding_record> findings; ///< the guard's; stored in the finding table
   std::string facts_json;               ///< the solution's static facts; stored per solution when not empty
+  std::string guard_version;            ///< the guard it was judged under (guard::guard_version()); "" before migration 5
 };
 
 /// A stored evaluation with what identifies it, for `show` and reports.
@@ -151,6 +152,7 @@ struct evaluation_row {
   std::string solution_hash;
   std::string meta_json; ///< the solution's meta.json, or "{}"
   std::string finished_at;
+  std::string guard_version; ///< the guard it was judged under; "" while running or before migration 5
 };
 
 /// An evaluation_row with its timings and guard findings (the problem page).

@@ -50,6 +50,11 @@ public:
   /// Stores the result and its measurements in one transaction; state becomes "done".
   /// Replaces any measurements already stored for it. Throws store_error for an unknown id.
   virtual void finish_evaluation(std::int64_t evaluation_id, const evaluation_result& result) = 0;
+  /// Replaces a finished evaluation's judgement with `result`'s (`arbiter rejudge`): verdict,
+  /// reason, speedup, details, guard version, measurements and findings, in one transaction; its
+  /// wall time, artifacts, times and the solution's facts stay. Throws store_error for an id that
+  /// is not a finished evaluation. Not pure, so that test doubles need not care; the base throws.
+  virtual void rejudge_evaluation(std::int64_t evaluation_id, const evaluation_result& result);
 
   virtual std::optional<evaluation_view> evaluation(std::int64_t evaluation_id) = 0;
   /// Finished evaluations of one campaign.

@@ -27,6 +27,7 @@ public:
   std::optional<std::int64_t> finished_evaluation(std::int64_t campaign_id, std::int64_t solution_id) override;
   std::int64_t begin_evaluation(std::int64_t campaign_id, std::int64_t solution_id) override;
   void finish_evaluation(std::int64_t evaluation_id, const evaluation_result& result) override;
+  void rejudge_evaluation(std::int64_t evaluation_id, const evaluation_result& result) override;
 
   std::optional<evaluation_view> evaluation(std::int64_t evaluation_id) override;
   std::vector<result_row> results(std::int64_t campaign_id) override;
@@ -51,6 +52,8 @@ private:
     return query.get_int64(0);
   }
   void insert_measurements(std::int64_t evaluation_id, const std::vector<measurement_record>& rows);
+  /// An evaluation's measurements and findings replaced by result's (inside the caller's transaction).
+  void replace_judged_rows(std::int64_t evaluation_id, const evaluation_result& result, const std::string& what);
 
   database m_db;
 };

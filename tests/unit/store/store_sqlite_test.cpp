@@ -108,7 +108,7 @@ TEST_F(store_sqlite, migrations_are_applied_once_and_reopen_is_idempotent) {
   const std::string applied_at = raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1");
   EXPECT_FALSE(applied_at.empty());
   open_store(m_path.string());
-  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "4"); // one row per migration (src/store/migrations.cpp)
+  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "5"); // one row per migration (src/store/migrations.cpp)
   EXPECT_EQ(raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1"), applied_at);
   EXPECT_EQ(raw_query(m_path, "PRAGMA journal_mode"), "wal");
   for (const char* table : {"hardware", "problem", "model", "solution", "campaign", "evaluation", "measurement",
@@ -465,4 +465,80 @@ TEST(rerun, command_comes_from_the_campaign_config) {
             "--campaign starter/cpu/abc-rerun");
   c.config_json = "[1]";
   EXPECT_EQ(rerun_command(c, "l1_relu", "opus", "/db/a.db"), "");
+}
+
+TEST_F(store_sqlite, migration_5_keeps_earlier_evaluations_with_no_guard_version) {
+  std::int64_t id = 0;
+  {
+    auto db = open_store(m_path.string());
+    const auto ids = seed_campaign(*db);
+    id = db->begin_evaluation(ids.campaign, ids.solution);
+    db->finish_evaluation(id, passed_result(2.0));
+  }
+  // The database as migration 4 left it: no guard_version column, no record of migration 5.
+  raw_query(m_path, "ALTER TABLE evaluation DROP COLUMN guard_version");
+  raw_query(m_path, "DELETE FROM schema_migrations WHERE version = 5");
+  auto db = open_store(m_path.string());
+  EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "5");
+  const auto view = db->evaluation(id);
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->result.guard_version, "");
+  EXPECT_EQ(view->result.result.v, verdict::passed);
+}
+
+TEST_F(store_sqlite, an_evaluation_keeps_the_guard_version_it_was_judged_under) {
+  auto db = open_store(m_path.string());
+  const auto ids = seed_campaign(*db);
+  const auto id = db->begin_evaluation(ids.campaign, ids.solution);
+  auto result = passed_result(2.0);
+  result.guard_version = "0123456789abcdef";
+  db->finish_evaluation(id, result);
+  EXPECT_EQ(db->evaluation(id)->result.guard_version, "0123456789abcdef");
+  const auto rows = db->evaluation_rows(ids.campaign);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].guard_version, "0123456789abcdef");
+}
+
+TEST_F(store_sqlite, rejudge_replaces_the_judgement_and_keeps_the_run) {
+  auto db = open_store(m_path.string());
+  const auto ids = seed_campaign(*db);
+  const auto id = db->begin_evaluation(ids.campaign, ids.solution);
+  auto first = passed_result(2.0);
+  first.guard_version = "aaaaaaaaaaaaaaaa";
+  first.facts_json = R"({"facts":[]})";
+  db->finish_evaluation(id, first);
+  const auto before = db->evaluation(id);
+
+  evaluation_result again;
+  again.result = {verdict::rejected, "reward hack or rule violation (B1): torch.softmax"};
+  again.details_json = R"({"cases":[],"rejudged":true})";
+  again.findings.push_back({"B1", "reject", "torch.softmax at kernel.py:3", "static"});
+  again.guard_version = "bbbbbbbbbbbbbbbb";
+  again.wall_s = 99;             // never stored by a re-judgement
+  again.artifacts_dir = "other"; // neither
+  db->rejudge_evaluation(id, again);
+
+  const auto after = db->evaluation(id);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->result.result.v, verdict::rejected);
+  EXPECT_EQ(after->result.result.reason, again.result.reason);
+  EXPECT_FALSE(after->result.speedup);
+  EXPECT_EQ(after->result.guard_version, "bbbbbbbbbbbbbbbb");
+  EXPECT_EQ(after->result.details_json, again.details_json);
+  EXPECT_TRUE(after->result.measurements.empty());
+  ASSERT_EQ(after->result.findings.size(), 1u);
+  EXPECT_EQ(after->result.findings[0].pattern, "B1");
+  EXPECT_EQ(after->result.findings[0].source, "static");
+  EXPECT_EQ(after->result.wall_s, before->result.wall_s);
+  EXPECT_EQ(after->result.artifacts_dir, before->result.artifacts_dir);
+  EXPECT_EQ(after->finished_at, before->finished_at);
+  EXPECT_EQ(after->result.facts_json, first.facts_json);
+}
+
+TEST_F(store_sqlite, rejudge_refuses_an_evaluation_that_is_not_finished) {
+  auto db = open_store(m_path.string());
+  const auto ids = seed_campaign(*db);
+  const auto id = db->begin_evaluation(ids.campaign, ids.solution);
+  EXPECT_THROW(db->rejudge_evaluation(id, passed_result(1.0)), store_error);
+  EXPECT_THROW(db->rejudge_evaluation(id + 100, passed_result(1.0)), store_error);
 }
