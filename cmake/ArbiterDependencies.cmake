@@ -36,3 +36,25 @@ target_compile_definitions(arbiter_toml INTERFACE TOML_HEADER_ONLY=1)
 # fmt header-only: no libfmt.so needed where the binary runs.
 add_library(arbiter_fmt INTERFACE)
 target_link_libraries(arbiter_fmt INTERFACE fmt::fmt-header-only)
+
+# libseccomp (Debian libseccomp-dev) for the sandbox's system call filter, static where the
+# package has the archive so that the binary needs no libseccomp where it runs. Optional: without
+# it the sandbox runs without the filter and says so.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(ARB_SECCOMP QUIET libseccomp)
+endif()
+add_library(arbiter_seccomp INTERFACE)
+if(ARB_SECCOMP_FOUND)
+  find_library(ARB_SECCOMP_STATIC NAMES libseccomp.a HINTS ${ARB_SECCOMP_LIBRARY_DIRS})
+  target_include_directories(arbiter_seccomp SYSTEM INTERFACE ${ARB_SECCOMP_INCLUDE_DIRS})
+  if(ARB_SECCOMP_STATIC)
+    target_link_libraries(arbiter_seccomp INTERFACE ${ARB_SECCOMP_STATIC})
+  else()
+    target_link_libraries(arbiter_seccomp INTERFACE ${ARB_SECCOMP_LINK_LIBRARIES})
+  endif()
+  target_compile_definitions(arbiter_seccomp INTERFACE ARBITER_HAVE_SECCOMP=1)
+else()
+  message(STATUS "libseccomp not found: the sandbox is built without its system call filter")
+  target_compile_definitions(arbiter_seccomp INTERFACE ARBITER_HAVE_SECCOMP=0)
+endif()

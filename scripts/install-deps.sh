@@ -8,7 +8,7 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  cmake ninja-build g++ pkg-config \
+  cmake ninja-build g++ pkg-config libseccomp-dev bubblewrap \
   libsqlite3-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfmt-dev libxxhash-dev libssl-dev libcurl4-openssl-dev libcpp-httplib-dev \
   libgtest-dev googletest \
   python3 python3-torch libtorch-dev pybind11-dev python3-numpy python3-pytest \

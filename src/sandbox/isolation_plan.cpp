@@ -2,6 +2,7 @@
 
 #include "arbiter/common/error.hpp"
 #include "detail/child_report.hpp"
+#include "detail/seccomp_filter.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -74,12 +75,15 @@ void plan_mounts(isolation_plan& plan, const isolation& wanted) {
   for (auto const& path : existing(wanted.hidden_paths))
     roots.emplace_back(path, fs::is_directory(path) ? mount_op_kind::hide_folder : mount_op_kind::hide_file);
   roots = outermost(std::move(roots));
-  for (auto const& [path, kind] : roots) plan.ops.push_back({kind, path.string(), -1, {}});
+  std::string const scratch_options =
+      "mode=1777" + (wanted.scratch_max_bytes > 0 ? ",size=" + std::to_string(wanted.scratch_max_bytes) : std::string());
+  for (auto const& [path, kind] : roots)
+    plan.ops.push_back({kind, path.string(), -1, kind == mount_op_kind::scratch_folder ? scratch_options : std::string()});
   std::vector<std::pair<fs::path, bool>> binds; // path, read-only
   for (auto const& path : existing(wanted.writable_paths)) binds.emplace_back(path, false);
   for (auto const& path : existing(wanted.exposed_paths)) binds.emplace_back(path, true);
   std::sort(binds.begin(), binds.end(), [](auto const& a, auto const& b) { return a.first.string().size() < b.first.string().size(); });
-  std::vector<mount_op> open_ops{{mount_op_kind::make_private, "/", -1, {}}};
+  std::vector<mount_op> open_ops{{mount_op_kind::make_private, "/", -1, {}}, {mount_op_kind::fresh_proc, "/proc", -1, {}}};
   for (auto const& [path, read_only] : binds) {
     auto const root = std::find_if(roots.begin(), roots.end(), [&](auto const& r) { return inside(path, r.first); });
     if (root != roots.end() && root->second != mount_op_kind::hide_file) add_bind(plan, open_ops, root->first, path, read_only);
@@ -112,7 +116,10 @@ int run_op(isolation_plan& plan, mount_op& op) {
   case mount_op_kind::hide_folder:
     return ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m");
   case mount_op_kind::hide_file: return ::mount("/dev/null", target, nullptr, MS_BIND, nullptr);
-  case mount_op_kind::scratch_folder: return ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+  case mount_op_kind::scratch_folder: return ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, op.source.c_str());
+  case mount_op_kind::fresh_proc:
+    if (!plan.pid_ns) return 0;
+    return ::mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
   case mount_op_kind::make_folder:
     if (::mkdir(target, 0755) != 0) return errno == EEXIST ? 0 : -1;
     return ::chmod(target, 0755); // whatever the umask
@@ -166,23 +173,47 @@ isolation_plan make_isolation_plan(const isolation& wanted) {
     plan.unshare_flags |= CLONE_NEWNS;
     plan_mounts(plan, wanted);
   }
+  plan.fallback_flags = plan.unshare_flags;
+  if (wanted.new_pid_ns) plan.unshare_flags |= CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+  if (wanted.seccomp && candidate_seccomp().available()) plan.seccomp = &candidate_seccomp();
   return plan;
 }
 
-void child_isolate(isolation_plan& plan, int report_fd) {
-  bool namespaces = plan.unshare_flags != 0;
-  if (namespaces && ::unshare(plan.unshare_flags) != 0) {
-    if (!may_degrade(errno)) child_fail(report_fd, child_step::unshare, errno);
-    child_note(report_fd, child_step::unshare, errno);
-    namespaces = false;
+void child_unshare(isolation_plan& plan, int report_fd) {
+  if (plan.unshare_flags == 0) return;
+  if (::unshare(plan.unshare_flags) == 0) {
+    plan.pid_ns = (plan.unshare_flags & CLONE_NEWPID) != 0;
+    plan.mount_ns = (plan.unshare_flags & CLONE_NEWNS) != 0;
+    return;
   }
-  if (namespaces && (plan.unshare_flags & CLONE_NEWNS) != 0) {
+  if (!may_degrade(errno)) child_fail(report_fd, child_step::unshare, errno);
+  if (plan.fallback_flags != plan.unshare_flags) {
+    child_note(report_fd, child_step::unshare_pid, errno);
+    if (plan.fallback_flags == 0) return;
+    if (::unshare(plan.fallback_flags) == 0) {
+      plan.mount_ns = (plan.fallback_flags & CLONE_NEWNS) != 0;
+      return;
+    }
+    if (!may_degrade(errno)) child_fail(report_fd, child_step::unshare, errno);
+  }
+  child_note(report_fd, child_step::unshare, errno);
+}
+
+void child_isolate(isolation_plan& plan, int report_fd) {
+  if (plan.mount_ns) {
     for (std::size_t op_idx = 0; op_idx < plan.ops.size(); ++op_idx) {
-      if (run_op(plan, plan.ops[op_idx]) != 0) child_fail(report_fd, child_step::mount, errno, static_cast<int>(op_idx));
+      if (run_op(plan, plan.ops[op_idx]) == 0) continue;
+      // A masked /proc (a container's) refuses a fresh one: the host's list stays, said so.
+      if (plan.ops[op_idx].kind == mount_op_kind::fresh_proc && (errno == EPERM || errno == EACCES || errno == EBUSY)) {
+        child_note(report_fd, child_step::proc_mount, errno);
+        continue;
+      }
+      child_fail(report_fd, child_step::mount, errno, static_cast<int>(op_idx));
     }
   }
   child_switch_user(plan, report_fd);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, child_step::no_new_privs, errno);
+  if (plan.seccomp != nullptr && child_load_seccomp(*plan.seccomp) != 0) child_note(report_fd, child_step::seccomp, errno);
 }
 
 std::string describe_op(const mount_op& op) {
@@ -196,6 +227,7 @@ std::string describe_op(const mount_op& op) {
   case mount_op_kind::open_source: return "opening " + op.target + " to bind it back";
   case mount_op_kind::bind: return "binding " + op.target + " back";
   case mount_op_kind::read_only: return "remounting " + op.target + " read-only";
+  case mount_op_kind::fresh_proc: return "a fresh /proc";
   }
   return "unknown mount step";
 }

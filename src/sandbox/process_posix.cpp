@@ -1,9 +1,11 @@
 #include "arbiter/sandbox/process.hpp"
 
+#include "detail/cgroup.hpp"
 #include "detail/child_launch.hpp"
 #include "detail/output_capture.hpp"
 #include "detail/supervisor.hpp"
 #include "detail/unique_fd.hpp"
+#include "detail/work_cap.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -44,6 +46,9 @@ output_pipe make_output_pipe() {
   return out;
 }
 
+/// bwrap ends with 128 + n when the program was killed by signal n: read back as the signal.
+constexpr int k_bwrap_signal_base = 128;
+
 void fill_end(process_result& result, const detail::supervision& watched, double timeout_s) {
   if (watched.timed_out) {
     result.end = process_end::timed_out;
@@ -51,10 +56,26 @@ void fill_end(process_result& result, const detail::supervision& watched, double
   } else if (WIFSIGNALED(watched.wait_status)) {
     result.end = process_end::signaled;
     result.signal = WTERMSIG(watched.wait_status);
+  } else if (int const code = WEXITSTATUS(watched.wait_status);
+             result.isolation_engine == "bubblewrap" && code > k_bwrap_signal_base && code < k_bwrap_signal_base + 65) {
+    result.end = process_end::signaled;
+    result.signal = code - k_bwrap_signal_base;
   } else {
     result.end = process_end::exited;
-    result.exit_code = WEXITSTATUS(watched.wait_status);
+    result.exit_code = code;
   }
+}
+
+void add_line(std::string& text, const std::string& line) {
+  if (!line.empty()) text += (text.empty() ? "" : "; ") + line;
+}
+
+/// The evaluation's cgroup, when isolation is asked for and arbiter is root.
+detail::evaluation_cgroup make_cgroup(const process_spec& spec, std::vector<std::string>& missing) {
+  if (!spec.sandbox.enabled || !spec.sandbox.cgroup || ::geteuid() != 0) return {};
+  detail::cgroup_limits limits{spec.sandbox.cpus, spec.sandbox.cpu_max_cores, spec.sandbox.memory_max_bytes,
+                               spec.sandbox.pids_max};
+  return detail::evaluation_cgroup::create(limits, missing);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -79,6 +100,7 @@ struct launched_child {
   std::optional<detail::output_capture> channel;
   std::vector<detail::child_pipe> pipes;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  detail::evaluation_cgroup cgroup; ///< killed whole and removed once the leader is reaped
   pid_t pid = -1;
   process_result result; ///< its start: failed_to_start with the reason, or the isolation applied
 
@@ -93,14 +115,26 @@ std::unique_ptr<launched_child> launch(const process_spec& spec, int gate = -1) 
   std::optional<output_pipe> channel;
   if (child->channel) channel = make_output_pipe();
   detail::launch_result launched;
+  std::vector<std::string> cgroup_missing;
+  child->cgroup = make_cgroup(spec, cgroup_missing);
   if (!output.error.empty() || (channel && !channel->error.empty())) {
     launched.error = output.error.empty() ? channel->error : output.error;
   } else {
-    launched = detail::launch_child(spec, output.write_end.get(), channel ? channel->write_end.get() : -1, gate);
+    launched = detail::launch_child(spec, output.write_end.get(), channel ? channel->write_end.get() : -1, gate,
+                                    child->cgroup.valid() ? child->cgroup.procs_fd() : -1);
   }
   child->result.isolation_applied = launched.isolated;
-  for (auto const& note : launched.notes)
-    child->result.isolation_note += (child->result.isolation_note.empty() ? "" : "; ") + note;
+  for (auto const& note : launched.notes) add_line(child->result.isolation_note, note);
+  child->result.isolation_engine = launched.engine;
+  child->result.isolation_layers = launched.layers;
+  if (child->cgroup.valid() && !launched.engine.empty()) {
+    std::string layer = "cgroup";
+    for (auto const& controller : child->cgroup.controllers()) layer += (layer == "cgroup" ? " (" : ", ") + controller;
+    child->result.isolation_layers.push_back(layer + (child->cgroup.controllers().empty() ? "" : ")"));
+  }
+  for (auto const& line : launched.missing) add_line(child->result.isolation_missing, line);
+  if (!launched.engine.empty())
+    for (auto const& line : cgroup_missing) add_line(child->result.isolation_missing, line);
   if (!launched.error.empty()) {
     child->result.end = process_end::failed_to_start;
     child->result.error = launched.error;
@@ -121,6 +155,8 @@ process_result supervise(launched_child& child, const process_spec& spec) {
     fill_end(result, watcher.run(), spec.timeout_s);
     child.pid = -1;
   }
+  add_line(result.limit_exceeded, child.cgroup.finish()); // a process that left every group dies here
+  if (spec.sandbox.enabled) add_line(result.limit_exceeded, detail::enforce_work_cap(spec.sandbox.size_capped_paths, spec.sandbox.max_work_bytes));
   result.wall_s = seconds_since(child.start);
   finish_captures(child.capture, child.channel);
   result.output_bytes = child.capture.total_bytes();
@@ -168,6 +204,7 @@ public:
     int status = 0;
     while (::waitpid(m_child->pid, &status, 0) < 0 && errno == EINTR) {
     }
+    m_child->cgroup.finish();
     try {
       finish_captures(m_child->capture, m_child->channel);
     } catch (const std::exception&) { // a log that cannot be written: nothing to report it to

@@ -22,24 +22,60 @@ struct resource_limits {
   std::uint64_t cpu_seconds = 0;              ///< RLIMIT_CPU; 0 = unlimited
 };
 
-/// Who the child runs as and what it sees (docs/protocol.md, "Sandbox"). Needs root; applied in the
-/// child between fork and exec, in this order: unshare(CLONE_NEWNET | CLONE_NEWNS) (only a down
-/// loopback: no network), every mount private, a fresh writable tmpfs over each scratch path, an
-/// empty read-only tmpfs over each hidden folder (/dev/null over a hidden file), the exposed and
-/// writable paths that lie under a hidden or scratch path bound back (exposed ones read-only),
-/// then setgroups({}) + setresgid + setresuid and PR_SET_NO_NEW_PRIVS; cwd is entered afterwards,
-/// as the sandbox user. Paths must be absolute; missing hidden or exposed paths are left out.
+/// How the isolation is set up. `automatic`: bubblewrap when a working `bwrap` (and `setpriv` for
+/// the user switch) is found, else the hand-written engine; the others force one.
+enum class isolation_engine : std::uint8_t { automatic, bubblewrap, native };
+
+/// Who the child runs as and what it sees (docs/protocol.md, "Sandbox"). Needs root.
+///
+/// Engine bubblewrap (an allow-list): the child's root is a fresh tmpfs holding only read-only
+/// binds of system_paths, exposed_paths and the CUDA devices present, read-write binds of
+/// writable_paths, a size-capped tmpfs on each scratch path, a fresh /proc of its own PID
+/// namespace and a minimal /dev; hidden_paths matter only where they lie inside a bound path.
+/// Namespaces: PID, network (a down loopback), IPC, UTS, mount. The user switch is
+/// setpriv's (setgroups({}), setresgid, setresuid, PR_SET_NO_NEW_PRIVS).
+///
+/// Engine native (no bubblewrap; a deny-list), in the child between fork and exec:
+/// unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS), then a fork
+/// (a small init as PID 1 of the new namespace, the program as PID 2), every mount private, a
+/// fresh /proc, a fresh size-capped tmpfs over each scratch path, an empty read-only tmpfs over
+/// each hidden folder (/dev/null over a hidden file), the exposed and writable paths that lie
+/// under a hidden or scratch path bound back (exposed ones read-only), then setgroups({}) +
+/// setresgid + setresuid and PR_SET_NO_NEW_PRIVS; cwd is entered afterwards, as the sandbox user.
+///
+/// Both engines then load the seccomp filter (seccomp.hpp) and, where the host lets arbiter write
+/// cgroup v2, start the child in a cgroup of its own (cgroup.hpp) that is killed whole at the end.
+/// Paths must be absolute; missing hidden, exposed or system paths are left out.
 struct isolation {
   bool enabled = false;
   uid_t uid = 65534; ///< nobody
   gid_t gid = 65534; ///< nogroup
   bool new_net_ns = true;
   bool new_mount_ns = true;
+  bool new_pid_ns = true;  ///< also IPC and UTS: its own process list, every process dies with it
+  isolation_engine engine = isolation_engine::automatic;
   std::vector<std::string> hidden_paths;   ///< the grader's files: an empty read-only view
   std::vector<std::string> scratch_paths;  ///< private writable tmpfs (/tmp, /dev/shm): nothing shared
   std::vector<std::string> exposed_paths;  ///< bound back read-only (exchange, runner, runtime)
   std::vector<std::string> writable_paths; ///< bound back read-write (its own eval folder, its cache)
+  /// The allow-list root's system part (bubblewrap only), read-only; empty = default_system_paths().
+  std::vector<std::string> system_paths;
+  std::uint64_t scratch_max_bytes = 512ull << 20; ///< size of each scratch tmpfs; 0 = the memory's
+  /// Folders measured once the process has ended (its work folder): past max_work_bytes together,
+  /// their largest files are removed until they fit, and process_result::limit_exceeded says so.
+  std::vector<std::string> size_capped_paths;
+  std::uint64_t max_work_bytes = 0; ///< 0 = no cap
+  bool seccomp = true; ///< the system call filter (seccomp.hpp)
+  bool cgroup = true;  ///< a cgroup v2 of its own where the host allows one
+  std::string cpus;    ///< cpuset.cpus, e.g. "2" or "0-3"; empty = every core
+  double cpu_max_cores = 0;          ///< cpu.max as a number of cores; 0 = no quota
+  std::uint64_t memory_max_bytes = 0; ///< memory.max; 0 = no cap
+  std::uint64_t pids_max = 0;         ///< pids.max; 0 = no cap
 };
+
+/// The read-only system part of bubblewrap's root: the interpreter, its libraries and the toolkit
+/// (/usr, /bin, /sbin, /lib*, /etc, /sys) where they exist.
+std::vector<std::string> default_system_paths();
 
 /// The descriptor the child writes its channel to when process_spec::channel_path is set.
 inline constexpr int channel_fd = 3;
@@ -87,6 +123,17 @@ struct process_result {
   /// with less, never silently.
   bool isolation_applied = false;
   std::string isolation_note; ///< what was left out and why; empty when applied or not asked for
+  /// "bubblewrap" or "native" when isolation was asked for and the parent is root; else empty.
+  std::string isolation_engine;
+  /// Layers that took effect, e.g. "allow-list root", "pid namespace", "seccomp", "cgroup".
+  std::vector<std::string> isolation_layers;
+  /// Optional layers asked for and done without (seccomp, cgroup, its controllers), with why; the
+  /// process ran all the same. Not part of isolation_applied, which covers the view and the user.
+  std::string isolation_missing;
+  /// A cap the process reached, one line a judge can give as the evaluation's runtime_error reason:
+  /// its work folder over max_work_bytes (the excess removed), memory.max (OOM kill), pids.max.
+  /// Empty when none was.
+  std::string limit_exceeded;
 };
 
 /// One line a person can act on: "exited with status 3", "killed by SIGSEGV (signal 11)",
@@ -123,8 +170,10 @@ public:
 /// RLIMIT_CORE 0 and spec.limits, stdin on /dev/null, stdout+stderr on one pipe and, with a
 /// channel_path, the channel's pipe on descriptor 3 (nothing else open across exec). On timeout the
 /// whole group gets SIGTERM, then SIGKILL after kill_grace_s; when the leader exits, whatever is
-/// left of its group is killed. A process that leaves the group (setsid) is out of reach: that
-/// needs a PID namespace or cgroup around the runner. Safe to call from several threads at once.
+/// left of its group is killed. Without isolation a process that leaves the group (setsid) is out
+/// of reach; with it, the PID namespace ends with the leader (the kernel kills every process in
+/// it) and the evaluation's cgroup, where there is one, is killed whole (cgroup.kill) before
+/// run/finish return. Safe to call from several threads at once.
 /// With spec.sandbox.enabled the child is isolated as `isolation` says; a mount that fails after
 /// the namespaces were granted is failed_to_start (never a half-hidden view), while a parent that
 /// is not root, or namespaces or the user switch refused with EPERM, degrade: the child runs

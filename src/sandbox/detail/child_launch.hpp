@@ -16,13 +16,17 @@ struct launch_result {
   std::string error; ///< why the child did not start; the child has already been reaped
   bool isolated = false;          ///< spec.sandbox asked for and fully applied
   std::vector<std::string> notes; ///< isolation asked for and done without, one line each
+  std::string engine;                ///< "bubblewrap", "native"; empty when nothing was isolated
+  std::vector<std::string> layers;   ///< what took effect
+  std::vector<std::string> missing;  ///< optional layers done without, one line each
 };
 
 /// Forks and execs spec.argv with stdin on /dev/null, stdout and stderr on `output_fd` and, when
 /// `channel` is a descriptor, that on descriptor channel_fd (3), and when `gate` is one, that on
-/// descriptor gate_fd (4); nothing else stays open.
+/// descriptor gate_fd (4); nothing else stays open. `cgroup_procs`, when a descriptor, is the
+/// evaluation cgroup's cgroup.procs: the child moves itself in before anything else.
 /// Returns once the child has exec'd or failed to; a failure in the child before or at exec comes
 /// back through a close-on-exec pipe as `error`. Never throws for anything the child does.
-launch_result launch_child(const process_spec& spec, int output_fd, int channel = -1, int gate = -1);
+launch_result launch_child(const process_spec& spec, int output_fd, int channel = -1, int gate = -1, int cgroup_procs = -1);
 
 } // namespace arbiter::sandbox::detail
