@@ -3,6 +3,7 @@
 #include "arbiter/cli/commands.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/log.hpp"
+#include "arbiter/guard/version.hpp"
 
 #include <iostream>
 
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   using arbiter::cli::exit_code;
   arbiter::log::init_from_env();
   CLI::App app{"arbiter: evaluates AI-written GPU kernels and ranks the models that wrote them"};
+  app.set_version_flag("--version", std::string("arbiter " ARBITER_VERSION ", guard ") + arbiter::guard::guard_version());
   app.require_subcommand(1);
   std::function<int()> handler;
   for (auto& cmd : arbiter::cli::commands()) {

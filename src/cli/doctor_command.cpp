@@ -1,8 +1,12 @@
 #include "arbiter/doctor/doctor.hpp"
+#include "arbiter/guard/version.hpp"
 #include "detail/commands.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace arbiter::cli::detail {
 
@@ -15,7 +19,17 @@ struct doctor_args {
 
 int run_doctor(const doctor_args& args) {
   const std::string python = args.python.empty() ? doctor::find_python() : args.python;
-  doctor::render(std::cout, doctor::probe_environment(python), args.json);
+  const auto env = doctor::probe_environment(python);
+  if (!args.json) {
+    doctor::render(std::cout, env, false);
+    std::cout << "guard: " << guard::guard_version() << " (arbiter rejudge re-judges evaluations of other versions)\n";
+    return 0;
+  }
+  std::ostringstream rendered;
+  doctor::render(rendered, env, true);
+  auto doc = nlohmann::json::parse(rendered.str());
+  doc["guard_version"] = guard::guard_version();
+  std::cout << doc.dump() << '\n';
   return 0;
 }
 

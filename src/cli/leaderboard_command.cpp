@@ -1,4 +1,5 @@
 #include "arbiter/common/error.hpp"
+#include "arbiter/guard/version.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/score/ranking.hpp"
 #include "detail/commands.hpp"
@@ -43,9 +44,10 @@ void print_leaderboard(std::ostream& out, store::store& db, std::int64_t campaig
   for (const auto& c : db.campaigns())
     if (c.id == campaign_id) campaign = c;
   // Rows per (model, harness) with spend come from the solutions' meta.json, which evaluation_rows carries.
-  const auto rows = score::summarize_evaluations(db.evaluation_rows(campaign_id), db.problem_count(campaign_id));
+  const std::string& guard = guard::guard_version();
+  const auto rows = score::summarize_evaluations(db.evaluation_rows(campaign_id), db.problem_count(campaign_id), guard);
   const score::ranking ranking = score::describe_ranking(campaign.device, db.timing_methods(campaign_id));
-  report::render_leaderboard(out, {campaign.suite, campaign.name, campaign.device, ranking.sentence, ranking.methods},
+  report::render_leaderboard(out, {campaign.suite, campaign.name, campaign.device, ranking.sentence, ranking.methods, guard},
                              rows, fmt);
 }
 

@@ -1,4 +1,5 @@
 #include "arbiter/common/error.hpp"
+#include "arbiter/guard/version.hpp"
 #include "arbiter/store/measurement_json.hpp"
 #include "arbiter/store/rerun.hpp"
 #include "detail/commands.hpp"
@@ -79,6 +80,13 @@ void print_log_tail(std::ostream& out, const std::string& artifacts, int lines) 
   for (const auto& line : tail) out << "  " << line << '\n';
 }
 
+/// The guard version an evaluation was judged under, against this build's.
+std::string guard_line(const std::string& version) {
+  if (version.empty()) return "not recorded (judged before guard versions were); arbiter rejudge judges it again";
+  if (version == guard::guard_version()) return version + " (this build's)";
+  return version + " (this build's is " + guard::guard_version() + "; arbiter rejudge judges it again)";
+}
+
 void print_text(std::ostream& out, store::store& db, const store::evaluation_view& v, const show_args& args) {
   const auto& r = v.result;
   out << fmt::format("evaluation {}: {} / {}{}\n", v.id, v.problem, v.model, v.sample ? fmt::format(" (sample {})", v.sample) : "");
@@ -88,6 +96,7 @@ void print_text(std::ostream& out, store::store& db, const store::evaluation_vie
   out << fmt::format("wall       {:.1f} s   started {}   finished {}\n", r.wall_s, v.started_at, v.finished_at);
   out << fmt::format("solution   {} (sha256 {})\n", v.solution_path, v.solution_hash.substr(0, 16));
   out << fmt::format("artifacts  {}\n", r.artifacts_dir);
+  out << fmt::format("guard      {}\n", guard_line(r.guard_version));
   if (auto cmd = rerun_command(db, v, args.db); !cmd.empty()) out << "re-run     " << cmd << '\n';
   const auto details = nlohmann::json::parse(r.details_json.empty() ? "{}" : r.details_json, nullptr, false);
   if (!details.is_discarded()) print_failing_cases(out, details);
@@ -110,6 +119,7 @@ nlohmann::json to_json(const store::evaluation_view& v) {
           {"speedup", v.result.speedup ? nlohmann::json(*v.result.speedup) : nlohmann::json()}, {"wall_s", v.result.wall_s},
           {"solution_path", v.solution_path}, {"solution_hash", v.solution_hash}, {"artifacts_dir", v.result.artifacts_dir},
           {"started_at", v.started_at}, {"finished_at", v.finished_at}, {"measurements", ms},
+          {"guard_version", v.result.guard_version}, {"guard_current", v.result.guard_version == guard::guard_version()},
           {"details", details.is_discarded() ? nlohmann::json() : details}};
 }
 

@@ -5,13 +5,15 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/log.hpp"
 #include "arbiter/doctor/doctor.hpp"
-#include "arbiter/guard/finding.hpp"
+#include "arbiter/guard/version.hpp"
 #include "arbiter/pipeline/calibrate.hpp"
 #include "detail/judge.hpp"
 #include "detail/lookahead.hpp"
 #include "detail/prebuild.hpp"
 #include "detail/prune.hpp"
+#include "detail/run_record.hpp"
 #include "detail/runs.hpp"
+#include "detail/stored_judgement.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -99,6 +101,17 @@ nlohmann::json build_record(const detail::build_wait& build) {
   return out;
 }
 
+// run.json beside the run's other files, for `arbiter rejudge`; without it the evaluation is judged
+// all the same and only a later re-judgement is out of reach.
+void keep_run_record(const detail::job_context& ctx, const detail::candidate_run& run, const fs::path& ref_dir,
+                     const fs::path& eval_dir) {
+  try {
+    detail::write_run_record(eval_dir, detail::make_run_record(ctx, run, ref_dir));
+  } catch (const io_error& e) {
+    ARB_WARN("eval", "{}: no run record, so no re-judgement later: {}", eval_dir.string(), e.what());
+  }
+}
+
 store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& queue, detail::prebuilder& builds,
                                   std::size_t idx) {
   const detail::queued_evaluation& item = queue.at(idx);
@@ -140,6 +153,7 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
   wall["candidate_s"] = clock.lap();
   wall["candidate_process_s"] = run.process.wall_s;
   wall["candidate_gated_s"] = run.process.gated_s;
+  keep_run_record(*item.ctx, run, reference.dir, eval_dir);
   auto j = detail::judge(*item.ctx, *item.problem, run, reference.dir, eval_dir);
   wall["judge_s"] = clock.lap();
   j.details["sandbox"] = run.sandbox;
@@ -149,14 +163,10 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
       j.details["pruned_bundles"] = {{"files", p.files}, {"bytes", p.bytes}};
   wall["prune_s"] = clock.lap();
   j.details["wall"] = wall;
-  r.result = j.result;
-  r.speedup = j.result.v == verdict::passed ? j.speedup : std::nullopt;
-  r.details_json = j.details.dump();
-  r.measurements = std::move(j.measurements);
-  for (const auto& f : j.findings)
-    r.findings.push_back({f.pattern, std::string(guard::to_string(f.level)), f.evidence, f.source});
-  if (!run.facts.empty()) r.facts_json = run.facts.dump();
-  return r;
+  store::evaluation_result judged = detail::stored_judgement(std::move(j));
+  judged.artifacts_dir = r.artifacts_dir;
+  if (!run.facts.empty()) judged.facts_json = run.facts.dump();
+  return judged;
 }
 
 // An error of arbiter's own while evaluating one solution (a file it cannot write, evidence it cannot
@@ -240,6 +250,7 @@ void run_queue(const campaign_state& st, detail::lookahead& queue, detail::prebu
     sink.start(queue.at(idx).solution->label());
     const auto started = std::chrono::steady_clock::now();
     store::evaluation_result result = evaluate_contained(st, queue, builds, idx);
+    result.guard_version = guard::guard_version();
     result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     db.finish_evaluation(queue.eval_id(idx), result);
     ++summary.evaluated;

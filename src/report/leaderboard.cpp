@@ -51,9 +51,19 @@ std::string duration_cell(const std::optional<double>& seconds) {
   return fmt::format("{:.1f} h", *seconds / 3600);
 }
 
-/// "model · harness", or the model alone when its solutions name no harness.
+/// "model · harness", or the model alone when its solutions name no harness; marked where some of
+/// its evaluations were judged under another guard version.
 std::string model_cell(const score::model_summary& row) {
-  return row.harness.empty() ? row.model : row.model + " · " + row.harness;
+  const std::string name = row.harness.empty() ? row.model : row.model + " · " + row.harness;
+  return row.stale_guard > 0 ? fmt::format("{} (stale guard: {})", name, row.stale_guard) : name;
+}
+
+/// Under the table, where any row is marked stale: what the mark means and what clears it.
+void write_stale_note(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows,
+                      std::string_view prefix) {
+  if (std::none_of(rows.begin(), rows.end(), [](const auto& row) { return row.stale_guard > 0; })) return;
+  out << '\n' << prefix << "stale guard: evaluations judged under a guard version other than " << header.guard_version
+      << "; `arbiter rejudge` judges them again\n";
 }
 
 /// First-sample verdicts other than passed (the passed column has those): "incorrect 6, compile_error 1".
@@ -124,6 +134,7 @@ void render_table(std::ostream& out, const leaderboard_header& header, const std
     for (std::size_t col = 0; col < k_columns; ++col) widths[col] = std::max(widths[col], display_width(cells[col]));
   for (const row_cells& cells : table) write_aligned(out, cells, widths);
   if (rows.empty()) out << "(no finished evaluations)\n";
+  write_stale_note(out, header, rows, "");
 }
 
 // ---- markdown ---------------------------------------------------------------------------------
@@ -157,6 +168,7 @@ void render_markdown(std::ostream& out, const leaderboard_header& header,
   for (align a : k_align) out << (a == align::right ? " ---: |" : " :--- |");
   out << '\n';
   for (std::size_t idx = 0; idx < rows.size(); ++idx) write_markdown_row(out, human_cells(idx + 1, rows[idx]));
+  write_stale_note(out, header, rows, "- ");
 }
 
 // ---- json -------------------------------------------------------------------------------------
@@ -181,6 +193,7 @@ nlohmann::ordered_json json_row(std::size_t rank, const score::model_summary& ro
           {"cost_per_solved_usd", optional_number<json>(row.per_solved.cost_usd)},
           {"wall_s_per_solved", optional_number<json>(row.per_solved.wall_s)},
           {"rejected", row.rejected},
+          {"stale_guard", row.stale_guard},
           {"verdicts", verdicts}};
 }
 
@@ -189,6 +202,7 @@ void render_json(std::ostream& out, const leaderboard_header& header, const std:
                                 {"campaign", header.campaign},
                                 {"device", header.device},
                                 {"ranked_by", header.ranked_by},
+                                {"guard_version", header.guard_version},
                                 {"timing_methods", nlohmann::ordered_json::object()},
                                 {"rows", nlohmann::ordered_json::array()}};
   for (const auto& [method, count] : header.timing_methods) doc["timing_methods"][method] = count;
@@ -216,7 +230,7 @@ void write_csv_record(std::ostream& out, const std::vector<std::string>& fields)
 void render_csv(std::ostream& out, const std::vector<score::model_summary>& rows) {
   write_csv_record(out, {"rank", "model", "harness", "problems", "attempted", "passed", "pass_at_1", "mean_speedup",
                          "median_speedup", "geomean_speedup", "kernelarena_score", "tokens_per_solved",
-                         "cache_tokens_per_solved", "cost_per_solved_usd", "wall_s_per_solved", "rejected", "verdicts"});
+                         "cache_tokens_per_solved", "cost_per_solved_usd", "wall_s_per_solved", "rejected", "stale_guard", "verdicts"});
   for (std::size_t idx = 0; idx < rows.size(); ++idx) {
     const score::model_summary& row = rows[idx];
     write_csv_record(out, {std::to_string(idx + 1), row.model, row.harness, std::to_string(row.problems),
@@ -225,7 +239,7 @@ void render_csv(std::ostream& out, const std::vector<score::model_summary>& rows
                            csv_number(row.geomean_speedup), fmt::format("{}", row.kernelarena_score),
                            csv_number(row.per_solved.tokens), csv_number(row.per_solved.cache_tokens),
                            csv_number(row.per_solved.cost_usd), csv_number(row.per_solved.wall_s),
-                           std::to_string(row.rejected), failure_breakdown(row)});
+                           std::to_string(row.rejected), std::to_string(row.stale_guard), failure_breakdown(row)});
   }
 }
 

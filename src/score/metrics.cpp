@@ -200,10 +200,11 @@ std::vector<model_summary> summarize(const std::vector<store::result_row>& rows,
 }
 
 std::vector<model_summary> summarize_evaluations(const std::vector<store::evaluation_row>& evaluations,
-                                                 std::int64_t problem_count) {
+                                                 std::int64_t problem_count, const std::string& current_guard) {
   std::vector<store::result_row> rows;
   std::vector<std::string> harnesses;
   std::map<model_key, spend> spent;
+  std::map<model_key, std::int64_t> stale;
   std::unordered_map<std::string_view, session_meta> parsed; // samples often share one meta.json text
   for (const store::evaluation_row& e : evaluations) {
     if (e.status != "done" || !e.v) continue;
@@ -212,11 +213,13 @@ std::vector<model_summary> summarize_evaluations(const std::vector<store::evalua
     rows.push_back({e.model, e.problem, e.sample, *e.v, e.speedup});
     harnesses.push_back(found->second.harness);
     spent[{e.model, found->second.harness}] += found->second.spent;
+    if (!current_guard.empty() && e.guard_version != current_guard) ++stale[{e.model, found->second.harness}];
   }
   std::vector<model_summary> out = summarize_rows(rows, &harnesses, problem_count);
   for (model_summary& s : out) {
     s.spent = spent[{s.model, s.harness}];
     s.per_solved = per_solved(s.spent, s.passed);
+    s.stale_guard = stale[{s.model, s.harness}];
   }
   return out;
 }

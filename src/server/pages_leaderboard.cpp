@@ -49,11 +49,21 @@ std::string verdict_summary(const json& verdicts) {
   return out.empty() ? "—" : out.substr(0, out.size() - 2);
 }
 
+/// Where some of a row's evaluations were judged under another guard version: how many.
+std::string stale_mark(const json& row) {
+  const std::int64_t stale = row.value("stale_guard", std::int64_t{0});
+  if (stale == 0) return "";
+  return fmt::format(" <small class=\"stale\" title=\"evaluations judged under a guard version other than this "
+                     "build's; arbiter rejudge judges them again\">stale guard: {}</small>",
+                     stale);
+}
+
 std::string table_row(const json& row, std::int64_t campaign_id, const links& l) {
   std::string out = "<tr>" + sort_cell(row["rank"], std::to_string(row["rank"].get<std::int64_t>()));
   const std::string model = row["model"].get<std::string>(), harness = row["harness"].get<std::string>();
   out += sort_cell(harness.empty() ? model : model + " · " + harness,
-                   anchor(l, model_path(campaign_id, model), model) + (harness.empty() ? "" : " · <small class=\"harness\">" + escape(harness) + "</small>"));
+                   anchor(l, model_path(campaign_id, model), model) + (harness.empty() ? "" : " · <small class=\"harness\">" + escape(harness) + "</small>") +
+                       stale_mark(row));
   out += sort_cell(row["pass_at_1"], format_percent(row["pass_at_1"]));
   for (const char* key : {"mean_speedup", "median_speedup", "geomean_speedup"}) out += sort_cell(row[key], format_speedup(row[key]));
   out += sort_cell(row["kernelarena_score"], format_number(row["kernelarena_score"], 3));

@@ -1,4 +1,5 @@
 // The leaderboard, board index, campaign list and live progress views.
+#include "arbiter/guard/version.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/score/ranking.hpp"
 #include "detail/campaign_data.hpp"
@@ -83,6 +84,7 @@ json leaderboard_row(std::size_t rank, const score::model_summary& row, const st
           {"cost_per_solved_usd", optional_number(row.per_solved.cost_usd)},
           {"wall_s_per_solved", optional_number(row.per_solved.wall_s)},
           {"rejected", row.rejected},
+          {"stale_guard", row.stale_guard},
           {"verdicts", verdicts}};
 }
 
@@ -156,7 +158,7 @@ std::vector<store::timing_method_count> timing_methods_of(store::store& db, cons
 }
 
 json leaderboard_of(store::store& db, const campaign_data& data) {
-  const auto summaries = score::summarize_evaluations(data.evaluations, data.problem_count);
+  const auto summaries = score::summarize_evaluations(data.evaluations, data.problem_count, guard::guard_version());
   const auto orgs = org_by_model(data);
   const auto peak = fraction_of_peak_by_row(db, data);
   const score::ranking ranking = score::describe_ranking(data.campaign.device, timing_methods_of(db, data));
@@ -165,6 +167,7 @@ json leaderboard_of(store::store& db, const campaign_data& data) {
     rows.push_back(leaderboard_row(idx + 1, summaries[idx], orgs.at(summaries[idx].model), peak));
   return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
           {"ranked_by", ranking.sentence},
+          {"guard_version", guard::guard_version()},
           {"problem_list", problem_list(data)},
           {"speedups", first_sample_speedups(data)},
           {"baseline", ranking.baseline},

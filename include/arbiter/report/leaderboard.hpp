@@ -18,6 +18,8 @@ struct leaderboard_header {
   std::string ranked_by; ///< score::ranking::sentence
   /// Timing method → timings (score::ranking::methods); JSON output only.
   std::vector<std::pair<std::string, std::int64_t>> timing_methods;
+  /// The guard version a row's stale_guard is counted against (guard::guard_version()); "" = none.
+  std::string guard_version;
 };
 
 void render_leaderboard(std::ostream& out, const leaderboard_header& header,

@@ -51,6 +51,10 @@ struct model_summary {
   std::int64_t attempted = 0; ///< problems the model has a solution for
   std::int64_t passed = 0;    ///< problems whose first sample passed
   std::int64_t rejected = 0;  ///< evaluations rejected by the guard
+  /// Finished evaluations (all samples) judged under a guard version other than the current one
+  /// (summarize_evaluations' current_guard), or before versions were recorded: `arbiter rejudge`
+  /// judges them again.
+  std::int64_t stale_guard = 0;
   double pass_at_1 = 0;
   std::optional<double> mean_speedup, median_speedup, geomean_speedup; ///< over passed problems
   double kernelarena_score = 0; ///< mean × median × pass@1 (0 when nothing passed)
@@ -71,8 +75,9 @@ std::vector<model_summary> summarize(const std::vector<store::result_row>& rows,
                                      std::int64_t problem_count);
 /// The leaderboard over a campaign's evaluations (store::evaluation_rows; running ones are
 /// skipped): one row per (model, harness of its solution's meta.json), each with its spend and
-/// spend per solved problem; sorted as above, then by harness.
+/// spend per solved problem; sorted as above, then by harness. With current_guard (the build's
+/// guard::guard_version()), each row counts its evaluations judged under another version (stale_guard).
 std::vector<model_summary> summarize_evaluations(const std::vector<store::evaluation_row>& evaluations,
-                                                 std::int64_t problem_count);
+                                                 std::int64_t problem_count, const std::string& current_guard = "");
 
 } // namespace arbiter::score

@@ -19,6 +19,7 @@ command check_command();
 command agent_command();
 command suite_command();
 command calibrate_command();
+command rejudge_command();
 
 /// --db with its ARBITER_DB fallback.
 void add_db_option(CLI::App& app, std::string& db);

@@ -12,7 +12,7 @@ namespace {
 
 report::leaderboard_header header() {
   return {"kernelbench-l1", "nightly", "cuda (NVIDIA H200)", "speedup over eager PyTorch, device time (median)",
-          {{"held_events", 10}, {"events", 2}}};
+          {{"held_events", 10}, {"events", 2}}, "0123456789abcdef"};
 }
 
 std::vector<score::model_summary> rows() {
@@ -75,6 +75,7 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
   "campaign": "nightly",
   "device": "cuda (NVIDIA H200)",
   "ranked_by": "speedup over eager PyTorch, device time (median)",
+  "guard_version": "0123456789abcdef",
   "timing_methods": {
     "held_events": 10,
     "events": 2
@@ -97,6 +98,7 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
       "cost_per_solved_usd": 0.25,
       "wall_s_per_solved": 312.4,
       "rejected": 2,
+      "stale_guard": 0,
       "verdicts": {
         "passed": 2,
         "incorrect": 1,
@@ -120,6 +122,7 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
       "cost_per_solved_usd": null,
       "wall_s_per_solved": null,
       "rejected": 0,
+      "stale_guard": 0,
       "verdicts": {
         "compile_error": 1
       }
@@ -134,9 +137,9 @@ TEST(leaderboard, csv_quotes_commas_and_quotes) {
   const std::string expected =
       "rank,model,harness,problems,attempted,passed,pass_at_1,mean_speedup,median_speedup,geomean_speedup,"
       "kernelarena_score,tokens_per_solved,cache_tokens_per_solved,cost_per_solved_usd,wall_s_per_solved,rejected,"
-      "verdicts\r\n"
-      "1,alpha,arbiter-basic,4,4,2,0.5,3,3,2.8284271247461903,4.5,48210,1500,0.25,312.4,2,\"incorrect 1, rejected 1\"\r\n"
-      "2,\"beta, \"\"large\"\"\",,4,1,0,0,,,,0,,,,,0,compile_error 1\r\n";
+      "stale_guard,verdicts\r\n"
+      "1,alpha,arbiter-basic,4,4,2,0.5,3,3,2.8284271247461903,4.5,48210,1500,0.25,312.4,2,0,\"incorrect 1, rejected 1\"\r\n"
+      "2,\"beta, \"\"large\"\"\",,4,1,0,0,,,,0,,,,,0,0,compile_error 1\r\n";
   EXPECT_EQ(render(format::csv), expected);
 }
 
@@ -165,4 +168,18 @@ TEST(leaderboard, spend_cells_round_for_people) {
   for (const char* cell : {"1.25M", "812", "2.5 h"}) EXPECT_NE(text.find(cell), std::string::npos) << cell << "\n" << text;
   input[0].per_solved.wall_s = 42.0;
   EXPECT_NE(render(format::table, input).find("42.0 s"), std::string::npos);
+}
+
+TEST(leaderboard, rows_judged_under_another_guard_are_marked_in_every_format) {
+  auto input = rows();
+  input[0].stale_guard = 3;
+  for (const format f : {format::table, format::markdown}) {
+    const std::string text = render(f, input);
+    EXPECT_NE(text.find("alpha · arbiter-basic (stale guard: 3)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("beta, \"large\" (stale"), std::string::npos) << text;
+    EXPECT_NE(text.find("other than 0123456789abcdef; `arbiter rejudge`"), std::string::npos) << text;
+  }
+  EXPECT_NE(render(format::json, input).find("\"stale_guard\": 3,"), std::string::npos);
+  EXPECT_NE(render(format::csv, input).find(",2,3,\"incorrect 1"), std::string::npos);
+  EXPECT_EQ(render(format::table).find("stale guard"), std::string::npos); // no note where nothing is stale
 }

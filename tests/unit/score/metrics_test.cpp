@@ -320,6 +320,24 @@ TEST(metrics, summarize_evaluations_says_nothing_per_solved_when_nothing_passed)
   EXPECT_FALSE(rows[0].per_solved.tokens || rows[0].per_solved.cost_usd || rows[0].per_solved.wall_s);
 }
 
+TEST(metrics, summarize_evaluations_counts_those_judged_under_another_guard) {
+  std::vector<store::evaluation_row> evaluations{
+      evaluation("m", "a", 0, verdict::passed, "{}", 2.0), evaluation("m", "b", 0, verdict::incorrect, "{}"),
+      evaluation("m", "c", 1, verdict::rejected, "{}"), evaluation("n", "a", 0, verdict::passed, "{}", 1.0)};
+  evaluations[0].guard_version = "new";
+  evaluations[1].guard_version = "old";
+  evaluations[2].guard_version = ""; // judged before versions were recorded
+  evaluations[3].guard_version = "new";
+  auto running = evaluation("n", "b", 0, verdict::passed, "{}");
+  running.status = "running";
+  running.v.reset();
+  evaluations.push_back(running); // not judged yet: never stale
+  const auto rows = score::summarize_evaluations(evaluations, 3, "new");
+  EXPECT_EQ(summary_of(rows, "m", "").stale_guard, 2);
+  EXPECT_EQ(summary_of(rows, "n", "").stale_guard, 0);
+  EXPECT_EQ(summary_of(score::summarize_evaluations(evaluations, 3), "m", "").stale_guard, 0); // no current version given
+}
+
 // ---- what the leaderboard ranks by -------------------------------------------------------------
 
 TEST(ranking, names_the_baseline_and_the_one_method) {
