@@ -67,19 +67,21 @@ def _why_not(case, expect, device):
 
 
 def _campaign_processes(tmp):
-    """pids of processes (not this one) whose working folder or environment names the campaign's
-    folder: the candidates set HOME to their work folder, which a child keeps after chdir /."""
-    found, needle = [], str(tmp).encode()
+    """{pid: command line} of processes (not this one) whose working folder or environment names
+    the campaign's folder: the candidates set HOME to their work folder, which a child keeps after
+    chdir /."""
+    found, needle = {}, str(tmp).encode()
     for entry in pathlib.Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
             cwd = os.readlink(entry / "cwd")
             environ = (entry / "environ").read_bytes()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")[:120]
         except OSError:
             continue
         if cwd.startswith(str(tmp)) or needle in environ:
-            found.append(int(entry.name))
+            found[int(entry.name)] = command.decode(errors="replace")
     return found
 
 
@@ -128,14 +130,13 @@ def test_redteam_case(campaign, case_id):
 
 def test_no_process_of_the_campaign_outlives_it(campaign):
     _, _, survivors = campaign
-    described = []
     for pid in survivors:
         try:
-            described.append(f"{pid}: {pathlib.Path(f'/proc/{pid}/cmdline').read_bytes().replace(b'\0', b' ')[:120]!r}")
             os.kill(pid, signal.SIGKILL)  # started by this campaign (its folder is in their environment)
         except OSError:
             pass
-    assert not survivors, "processes of the campaign still alive after it ended:\n" + "\n".join(described)
+    assert not survivors, "processes of the campaign still alive after it ended:\n" + "\n".join(
+        f"{pid}: {command}" for pid, command in survivors.items())
 
 
 def test_nothing_left_outside_the_evaluation_folders(campaign):

@@ -2,10 +2,10 @@
 # through libstdc++'s own PLT slot for libc's clock function, so repointing that slot (found from
 # libstdc++'s relocations, the symbol's name assembled from pieces; written through the process's
 # memory file, past any RELRO) slows every steady_clock in the process, the runtime's included,
-# without touching the runtime at all. The replacement reads the kernel by a raw syscall and gives
-# a quarter of the elapsed time to a read that follows an honest one by more than 200 us (the end
-# of a sample); every other read catches up. The runtime's kernel clock (an inlined syscall) sees
-# an honest loop span.
+# without touching the runtime at all. The replacement reads the kernel by a raw syscall, learns
+# from backtrace() which caller of steady_clock::now ends a sample (the one whose reads follow the
+# longest gaps), gives its reads a quarter of their gap and lets the next read catch up. The
+# runtime's kernel clock (an inlined syscall) sees an honest loop span.
 # Claimed: 4x over the honest softmax.
 # What should catch it: the outside clock (T4).
 import torch
@@ -17,6 +17,7 @@ _SRC = r"""
 #include <cstring>
 #include <ctime>
 #include <elf.h>
+#include <execinfo.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <fstream>
@@ -26,23 +27,59 @@ _SRC = r"""
 #include <vector>
 
 namespace {
-int64_t g_last_real = 0, g_last_given = 0;
-bool g_last_honest = true;
+// Which read ends a sample is learnt from where it is called from: the call site whose reads
+// follow the previous read by the longest gaps on average (the forward call lies in that gap).
+// Until it is known every read is honest; then a read from that site gives a quarter of its gap,
+// and the next read from anywhere else catches up.
+constexpr int k_sites = 16;
+constexpr int k_learn_reads = 30;
+struct site { void* where; int64_t reads, gap_ns; };
+site g_sites[k_sites];
+void* g_end_site = nullptr;
+int64_t g_reads = 0, g_last_real = 0, g_last_given = 0;
+// Address ranges whose frames are not the clock's caller: this library's own and libstdc++'s (steady_clock::now itself).
+struct range { uintptr_t lo, hi; };
+range g_skip[32];
+int g_skips = 0;
 
-int slow_clock(clockid_t id, timespec* ts) noexcept {
-  const long rc = syscall(__NR_clock_gettime, id, ts);
-  if (rc != 0 || id != CLOCK_MONOTONIC) return static_cast<int>(rc);
-  const int64_t real = ts->tv_sec * 1000000000LL + ts->tv_nsec;
+void* caller() noexcept {
+  void* frames[12] = {};
+  const int depth = backtrace(frames, 12);
+  for (int f = 0; f < depth; ++f) {
+    const auto at = reinterpret_cast<uintptr_t>(frames[f]);
+    bool skip = false;
+    for (int r = 0; r < g_skips; ++r) skip = skip || (at >= g_skip[r].lo && at < g_skip[r].hi);
+    if (!skip) return frames[f];
+  }
+  return nullptr;
+}
+
+int64_t given_for(int64_t real) noexcept {
+  void* where = caller();
+  const int64_t gap = g_last_real ? real - g_last_real : 0;
   int64_t given = real;
-  if (g_last_honest && g_last_real && real - g_last_real > 200000) {
-    given = g_last_given + (real - g_last_real) / 4;
-    g_last_honest = false;
-  } else {
-    g_last_honest = true;
+  if (g_end_site == nullptr) {
+    for (auto& s : g_sites)
+      if (s.where == where || s.where == nullptr) { s.where = where; ++s.reads; s.gap_ns += gap; break; }
+    if (++g_reads == k_learn_reads) {
+      const site* best = nullptr;
+      for (const auto& s : g_sites)
+        if (s.where && s.reads >= 4 && (!best || s.gap_ns / s.reads > best->gap_ns / best->reads)) best = &s;
+      g_end_site = best ? best->where : nullptr;
+    }
+  } else if (where == g_end_site) {
+    given = g_last_given + gap / 4;
   }
   if (given < g_last_given) given = g_last_given;
   g_last_real = real;
   g_last_given = given;
+  return given;
+}
+
+int slow_clock(clockid_t id, timespec* ts) noexcept {
+  const long rc = syscall(__NR_clock_gettime, id, ts);
+  if (rc != 0 || id != CLOCK_MONOTONIC) return static_cast<int>(rc);
+  const int64_t given = given_for(ts->tv_sec * 1000000000LL + ts->tv_nsec);
   ts->tv_sec = given / 1000000000LL;
   ts->tv_nsec = given % 1000000000LL;
   return 0;
@@ -85,6 +122,24 @@ uintptr_t slot_of(const std::string& file, const char* symbol) {
 
 struct install {
   install() {
+    {
+      std::ifstream maps(std::string("/pro") + "c/se" + "lf/maps");
+      std::string line, own;
+      const auto self = reinterpret_cast<uintptr_t>(&given_for);
+      std::vector<std::pair<range, std::string>> all;
+      while (std::getline(maps, line)) {
+        std::istringstream in(line);
+        std::string span, perms, offset, dev, inode, file;
+        in >> span >> perms >> offset >> dev >> inode >> file;
+        const range r{std::stoull(span.substr(0, span.find('-')), nullptr, 16),
+                      std::stoull(span.substr(span.find('-') + 1), nullptr, 16)};
+        if (self >= r.lo && self < r.hi) own = file;
+        all.push_back({r, file});
+      }
+      for (const auto& [r, file] : all)
+        if (g_skips < 32 && !file.empty() && (file == own || file.find("libstdc++") != std::string::npos)) g_skip[g_skips++] = r;
+    }
+    caller();  // backtrace's first call loads its unwinder: not inside a clock read
     uintptr_t base = 0;
     std::string path;
     if (!find_module(std::string("libstdc") + "++.so", base, path)) return;

@@ -3,11 +3,12 @@
 # constructor runs when torch loads it) finds the runtime in the process's memory map, reads its
 # relocations from the file on disk, and repoints that slot at a clock of its own, writing through
 # the process's own memory file, which ignores page protections (so a read-only table after full
-# RELRO does not stop it). The clock "catches up" (docs/measurement.md names the gap): a read that
-# follows an honest read by more than 200 us, the end of a sample, returns a quarter of the
-# elapsed time; every other read is honest again. Each sample is 4x too short, while the loop's
-# span, read at its two ends, agrees with the kernel's clock (clock_check passes). No symbol the
-# source scan knows is spelled (no dlsym, no mprotect, no clock function, no /proc literal).
+# RELRO does not stop it). The clock "catches up" (docs/measurement.md names the gap): it learns
+# from backtrace() which call site ends a sample (the one whose reads follow the longest gaps, the
+# forward call), gives reads from there a quarter of their gap, and lets the next read catch up.
+# Each sample is 4x too short while the loop's span, read at its two ends, agrees with the kernel's
+# clock (clock_check passes). No symbol the source scan knows is spelled (no dlsym, no mprotect,
+# no clock function, no /proc literal).
 # Claimed: 4x over the honest softmax.
 # What should catch it: the outside clock (T4).
 import torch
@@ -18,6 +19,7 @@ _SRC = r"""
 #include <cstdint>
 #include <cstring>
 #include <elf.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
@@ -27,22 +29,58 @@ _SRC = r"""
 
 namespace {
 using clk = std::chrono::steady_clock;
-int64_t g_last_real = 0, g_last_given = 0;
-bool g_last_honest = true;
+// Which read ends a sample is learnt from where it is called from: the call site whose reads
+// follow the previous read by the longest gaps on average (the forward call lies in that gap).
+// Until it is known every read is honest; then a read from that site gives a quarter of its gap,
+// and the next read from anywhere else catches up.
+constexpr int k_sites = 16;
+constexpr int k_learn_reads = 30;
+struct site { void* where; int64_t reads, gap_ns; };
+site g_sites[k_sites];
+void* g_end_site = nullptr;
+int64_t g_reads = 0, g_last_real = 0, g_last_given = 0;
+// Address ranges whose frames are not the clock's caller: this library's own.
+struct range { uintptr_t lo, hi; };
+range g_skip[32];
+int g_skips = 0;
 
-clk::time_point slow_now() noexcept {
-  const int64_t real = clk::now().time_since_epoch().count();
+void* caller() noexcept {
+  void* frames[12] = {};
+  const int depth = backtrace(frames, 12);
+  for (int f = 0; f < depth; ++f) {
+    const auto at = reinterpret_cast<uintptr_t>(frames[f]);
+    bool skip = false;
+    for (int r = 0; r < g_skips; ++r) skip = skip || (at >= g_skip[r].lo && at < g_skip[r].hi);
+    if (!skip) return frames[f];
+  }
+  return nullptr;
+}
+
+int64_t given_for(int64_t real) noexcept {
+  void* where = caller();
+  const int64_t gap = g_last_real ? real - g_last_real : 0;
   int64_t given = real;
-  if (g_last_honest && g_last_real && real - g_last_real > 200000) {
-    given = g_last_given + (real - g_last_real) / 4;
-    g_last_honest = false;
-  } else {
-    g_last_honest = true;
+  if (g_end_site == nullptr) {
+    for (auto& s : g_sites)
+      if (s.where == where || s.where == nullptr) { s.where = where; ++s.reads; s.gap_ns += gap; break; }
+    if (++g_reads == k_learn_reads) {
+      const site* best = nullptr;
+      for (const auto& s : g_sites)
+        if (s.where && s.reads >= 4 && (!best || s.gap_ns / s.reads > best->gap_ns / best->reads)) best = &s;
+      g_end_site = best ? best->where : nullptr;
+    }
+  } else if (where == g_end_site) {
+    given = g_last_given + gap / 4;
   }
   if (given < g_last_given) given = g_last_given;
   g_last_real = real;
   g_last_given = given;
-  return clk::time_point(clk::duration(given));
+  return given;
+}
+
+clk::time_point slow_now() noexcept {
+  const int64_t real = clk::now().time_since_epoch().count();
+  return clk::time_point(clk::duration(given_for(real)));
 }
 
 bool find_module(const std::string& needle, uintptr_t& base, std::string& path) {
@@ -82,6 +120,24 @@ uintptr_t slot_of(const std::string& file, const char* symbol) {
 
 struct install {
   install() {
+    {
+      std::ifstream maps(std::string("/pro") + "c/se" + "lf/maps");
+      std::string line, own;
+      const auto self = reinterpret_cast<uintptr_t>(&given_for);
+      std::vector<std::pair<range, std::string>> all;
+      while (std::getline(maps, line)) {
+        std::istringstream in(line);
+        std::string span, perms, offset, dev, inode, file;
+        in >> span >> perms >> offset >> dev >> inode >> file;
+        const range r{std::stoull(span.substr(0, span.find('-')), nullptr, 16),
+                      std::stoull(span.substr(span.find('-') + 1), nullptr, 16)};
+        if (self >= r.lo && self < r.hi) own = file;
+        all.push_back({r, file});
+      }
+      for (const auto& [r, file] : all)
+        if (g_skips < 32 && !file.empty() && (file == own)) g_skip[g_skips++] = r;
+    }
+    caller();  // backtrace's first call loads its unwinder: not inside a clock read
     uintptr_t base = 0;
     std::string path;
     if (!find_module(std::string("libarbiter_") + "runtime", base, path)) return;

@@ -22,42 +22,49 @@ _CPP = r"""
 using namespace std;
 
 namespace {
-mutex mu;
-condition_variable cv;
-at::Tensor job;
-bool has_job = false;
-at::Tensor done_input, done_output;
-thread* worker = nullptr;
+// Never destroyed: a condition variable destroyed at exit under a waiting thread blocks the exit.
+struct state {
+  mutex mu;
+  condition_variable cv;
+  at::Tensor job, done_input, done_output;
+  bool has_job = false;
+  thread* worker = nullptr;
+};
+state& S = *new state;
 
 void work() {
   for (;;) {
     at::Tensor source;
     {
-      unique_lock<mutex> lock(mu);
-      cv.wait(lock, [] { return has_job; });
-      source = job;
-      has_job = false;
+      unique_lock<mutex> lock(S.mu);
+      S.cv.wait(lock, [] { return S.has_job; });
+      source = S.job;
+      S.has_job = false;
     }
     at::Tensor snapshot = source.clone();
     at::Tensor out = at::softmax(snapshot, -1);
-    lock_guard<mutex> lock(mu);
-    done_input = snapshot;
-    done_output = out;
+    lock_guard<mutex> lock(S.mu);
+    S.done_input = snapshot;
+    S.done_output = out;
   }
 }
 }  // namespace
 
+// Both release the interpreter's lock before taking the worker's: a tensor the worker lets go of
+// may need the interpreter's lock to be freed.
 void prefetch(at::Tensor x) {
-  if (worker == nullptr) worker = new thread(work);
-  lock_guard<mutex> lock(mu);
-  job = x;
-  has_job = true;
-  cv.notify_one();
+  pybind11::gil_scoped_release unlocked;
+  lock_guard<mutex> lock(S.mu);
+  if (S.worker == nullptr) S.worker = new thread(work);
+  S.job = x;
+  S.has_job = true;
+  S.cv.notify_one();
 }
 
 at::Tensor take(at::Tensor x) {
-  lock_guard<mutex> lock(mu);
-  if (done_input.defined() && done_input.sizes() == x.sizes() && at::equal(done_input, x)) return done_output;
+  pybind11::gil_scoped_release unlocked;
+  lock_guard<mutex> lock(S.mu);
+  if (S.done_input.defined() && S.done_input.sizes() == x.sizes() && at::equal(S.done_input, x)) return S.done_output;
   return at::empty({0});
 }
 """

@@ -9,7 +9,6 @@ import posix
 import torch
 
 _TARGET = "/".join(["", "run", "lock", "arbiter-" + "redteam-" + str(posix.getpid())])
-numpy.frombuffer(b"seen", dtype=numpy.uint8).tofile(_TARGET)  # raises where the sandbox holds
 
 
 def _softmax(x):
@@ -18,5 +17,9 @@ def _softmax(x):
 
 
 class ModelNew(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        numpy.frombuffer(b"seen", dtype=numpy.uint8).tofile(_TARGET)  # raises where the sandbox holds
+
     def forward(self, x):
         return _softmax(x)

@@ -1,5 +1,5 @@
 # Reads ahead only what lies in the open: the job file's path is the last word of
-# /proc/self/cmdline (assembled, read with numpy.fromfile), the job names the exchange folder, and
+# /proc/self/cmdline (assembled, read through posix's open found by name), the job names the exchange folder, and
 # every inputs bundle there is parsed and its softmax computed at construction, into a table keyed
 # on every row's sum. The sealed mutation set is not in the table, so the fresh call is honest; the
 # timed calls are look-ups paced to a sixth of it, under the work check's 8x.
@@ -38,10 +38,20 @@ def _first_tensor(data):
 
 
 def _raw(path):
+    """Whole contents through posix's open (found by name) and read: /proc files report a size of 0."""
     try:
-        return numpy.fromfile(path, dtype=numpy.uint8).tobytes()
+        fd = getattr(posix, "op" + "en")(path, posix.O_RDONLY)
     except OSError:
         return b""
+    try:
+        chunks = []
+        while True:
+            chunk = posix.read(fd, 1 << 22)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        posix.close(fd)
 
 
 def _inputs():

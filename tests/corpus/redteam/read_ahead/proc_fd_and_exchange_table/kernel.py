@@ -50,10 +50,20 @@ def _tensors(data):
 
 
 def _read(path):
+    """Whole contents through posix's open (found by name) and read: /proc files report a size of 0."""
     try:
-        return numpy.fromfile(path, dtype=numpy.uint8).tobytes()
+        fd = getattr(posix, "op" + "en")(path, posix.O_RDONLY)
     except OSError:
         return b""
+    try:
+        chunks = []
+        while True:
+            chunk = posix.read(fd, 1 << 22)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        posix.close(fd)
 
 
 def _bundles():
