@@ -38,7 +38,9 @@ nlohmann::json process_json(const sandbox::process_result& p) {
           {"channel_bytes", p.channel_bytes}, {"channel_truncated", p.channel_truncated},
           {"error", p.error},                 {"timeout_s", p.timeout_s},
           {"gated_s", p.gated_s},             {"isolation_applied", p.isolation_applied},
-          {"isolation_note", p.isolation_note}};
+          {"isolation_note", p.isolation_note}, {"isolation_engine", p.isolation_engine},
+          {"isolation_layers", p.isolation_layers}, {"isolation_missing", p.isolation_missing},
+          {"limit_exceeded", p.limit_exceeded}};
 }
 
 /// Reads one key of run.json's objects, naming the file and the key (dotted from the top) when it
@@ -90,6 +92,10 @@ sandbox::process_result process_from(const record_reader& in, const nlohmann::js
   p.gated_s = in.get<double>(doc, "gated_s");
   p.isolation_applied = in.get<bool>(doc, "isolation_applied");
   p.isolation_note = in.get<std::string>(doc, "isolation_note");
+  p.isolation_engine = in.get<std::string>(doc, "isolation_engine");
+  p.isolation_layers = in.get<std::vector<std::string>>(doc, "isolation_layers");
+  p.isolation_missing = in.get<std::string>(doc, "isolation_missing");
+  p.limit_exceeded = in.get<std::string>(doc, "limit_exceeded");
   return p;
 }
 

@@ -43,6 +43,10 @@ protected:
     run.process.gated_s = 0.25;
     run.process.isolation_applied = false;
     run.process.isolation_note = "user namespaces refused";
+    run.process.isolation_engine = "bubblewrap";
+    run.process.isolation_layers = {"allow-list root", "pid namespace"};
+    run.process.isolation_missing = "seccomp: libseccomp not found";
+    run.process.limit_exceeded = "work folder over 1 GiB";
     run.facts = {{"version", 1}, {"languages", {"torch"}},
                  {"facts", {{{"kind", "call"}, {"what", "torch.softmax"}, {"where", "kernel.py:7"}, {"function", "forward"}}}}};
     run.sandbox = {{"requested", true}, {"applied", false}, {"uid", 65534}};
@@ -90,6 +94,10 @@ TEST_F(run_record_fixture, a_run_reads_back_as_it_was_written) {
   EXPECT_DOUBLE_EQ(p.gated_s, 0.25);
   EXPECT_FALSE(p.isolation_applied);
   EXPECT_EQ(p.isolation_note, "user namespaces refused");
+  EXPECT_EQ(p.isolation_engine, "bubblewrap");
+  EXPECT_EQ(p.isolation_layers, (std::vector<std::string>{"allow-list root", "pid namespace"}));
+  EXPECT_EQ(p.isolation_missing, "seccomp: libseccomp not found");
+  EXPECT_EQ(p.limit_exceeded, "work folder over 1 GiB");
   EXPECT_EQ(back.run.facts, run.facts);
   EXPECT_EQ(back.run.sandbox, run.sandbox);
   EXPECT_EQ(back.run.probe, "enabled");
