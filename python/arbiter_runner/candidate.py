@@ -8,7 +8,7 @@ import time
 
 import torch
 
-from . import guard_checks, problem, tensors
+from . import guard_checks, outside, problem, tensors
 from .bundle import read_bundle, write_bundle
 from .phases import case_path, phase, shape_path, timing_path
 from .sealed import Sealed
@@ -185,6 +185,7 @@ def run(job, runtime, events):
     """Runs every shape; raises PhaseFailed after writing an error event."""
     watch = guard_checks.Watch(runtime) if job.get("guard", False) else None
     sealed = Sealed(job.get("sealed_dir"))  # before the import: the solution never sees the folder's files
+    clock = outside.Clock(job)  # the go pipe, opened before the import too
     # The fresh call's wall time is the work check's measure: no page faults in it that the timed
     # loop, reusing one block, never pays (docs/guard.md, "The work check").
     tensors.reserve_heap(job["device"], _heap_to_reserve(job))
@@ -198,4 +199,6 @@ def run(job, runtime, events):
         if job.get("guard", False):
             _stress(job, runtime, events, model, shape_idx)
         _time(job, runtime, events, model, shape_idx, tensors.is_large(poison_sizes, job))
+        set_bytes = os.path.getsize(case_path(job["exchange_dir"], shape_idx, 0, "inputs.arbb"))
+        outside.candidate_batch(job, runtime, events, clock, model, shape_idx, set_bytes)
     _observe(events, watch, "after_calls")

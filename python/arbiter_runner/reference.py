@@ -2,7 +2,7 @@
 constructor arguments, weights, input sets and expected outputs, then times the reference."""
 import torch
 
-from . import checks_reference, guard_checks, problem, tensors
+from . import checks_reference, guard_checks, outside, problem, tensors
 from .bundle import read_bundle, write_bundle
 from .phases import case_path, phase, shape_path, timing_path
 from .timing import time_model
@@ -73,6 +73,7 @@ def time_shape(job, runtime, events, model, shape_idx):
 
 def run(job, runtime, events):
     """Runs every shape; raises PhaseFailed after writing an error event."""
+    clock = outside.Clock(job)
     module = _load(job, events)
     if len(job["seeds"]) != int(job["num_seeds"]):
         raise ValueError(f"job has {len(job['seeds'])} seeds but num_seeds {job['num_seeds']}")
@@ -82,3 +83,4 @@ def run(job, runtime, events):
         for seed_idx in range(len(job["seeds"])):
             _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params)
         time_shape(job, runtime, events, model, shape_idx)
+        outside.reference_batches(job, runtime, events, clock, module, model, shape_idx, params)

@@ -28,6 +28,7 @@ std::string pattern_of(const output_check& c) {
   if (c.kind == "repeat") return "S3";
   if (c.kind == "stress") return "S9";
   if (c.kind == "float64") return "S4";
+  if (c.kind == "outside") return "S6";
   return c.matches_other_set ? "T5" : "T7";
 }
 
@@ -36,6 +37,7 @@ std::string says(const output_check& c) {
   if (c.kind == "repeat") return "identical inputs gave a different output on a second call (non-deterministic)";
   if (c.kind == "stress") return "correct at the problem's scale, wrong on scaled stress inputs";
   if (c.kind == "float64") return "error against a float64 reference far above the float32 reference's";
+  if (c.kind == "outside") return "correct on the known input sets, wrong on sets handed over at the outside clock's go";
   if (c.matches_other_set) return "a timed call returned another input set's result (work done once, reused)";
   return "a timed call's output differs from the correctness pass (behaves differently when timed)";
 }
@@ -75,6 +77,22 @@ void clock_findings(const run_evidence& e, std::vector<finding>& out) {
   }
 }
 
+// T4 from outside the process: the record claims a call faster than the orchestrator's own clock
+// saw calls on inputs nobody could have prepared for. Names no road: any forged record, patched
+// clock or memo that the known sets serve shows here.
+void outside_findings(const run_evidence& e, std::vector<finding>& out) {
+  for (const auto& o : e.outside) {
+    const double allowed_ms = o.claimed_ms * o.allowed_ratio + o.slack_ms;
+    if (o.calls <= 0 || o.per_call_ms <= allowed_ms) continue;
+    out.push_back(dynamic("T4", severity::reject,
+                          fmt::format("shape {}: the orchestrator's clock saw {:.4g} ms per call over {} calls on input sets "
+                                      "handed over at its go; the timing record claims {:.4g} ms ({:.1f}× less; at most "
+                                      "{:.4g} ms per call is honest noise)", o.shape, o.per_call_ms, o.calls, o.claimed_ms,
+                                      o.per_call_ms / std::max(o.claimed_ms, 1e-9), allowed_ms)));
+    return;
+  }
+}
+
 } // namespace
 
 std::vector<finding> dynamic_findings(const run_evidence& e) {
@@ -93,9 +111,12 @@ std::vector<finding> dynamic_findings(const run_evidence& e) {
     out.push_back(dynamic("S7", severity::reject, "modified its inputs (hashes before and after the call differ)"));
   if (!e.poisoned.empty()) out.push_back(dynamic("S2", severity::reject, "left its output unwritten: " + e.poisoned));
   if (!e.channel.empty()) out.push_back(dynamic("H3", severity::reject, "the result channel was forged: " + joined(e.channel)));
+  if (!e.unavailable.empty())
+    out.push_back(dynamic("H3", severity::flag, "evidence the judge needs is unavailable: " + joined(e.unavailable)));
   check_findings(e, out);
   work_findings(e, out);
   clock_findings(e, out);
+  outside_findings(e, out);
   probe_findings(e.probe, out);
   return out;
 }

@@ -1,4 +1,5 @@
 #include "detail/jobs.hpp"
+#include "detail/outside_clock.hpp"
 
 #include "arbiter/common/error.hpp"
 
@@ -57,6 +58,7 @@ nlohmann::json reference_job(const job_context& ctx, const catalog::problem& pro
   job["output_dir"] = (ref_dir / "expected").string();
   job["timing_dir"] = (ref_dir / "timing").string();
   job["events_file"] = (ref_dir / "events.jsonl").string();
+  job["outside"] = outside_job(reference_outside(ref_dir));
   return job;
 }
 
@@ -69,6 +71,7 @@ nlohmann::json candidate_job(const job_context& ctx, const fs::path& entry, cons
   job["output_dir"] = (eval_dir / "outputs").string();
   job["timing_dir"] = (eval_dir / "timing").string();
   job["events_file"] = (eval_dir / "events.jsonl").string();
+  job["outside"] = outside_job(candidate_outside(ref_dir, eval_dir));
   return job;
 }
 

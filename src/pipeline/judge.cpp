@@ -5,6 +5,7 @@
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
 #include "detail/guard_evidence.hpp"
+#include "detail/outside_evidence.hpp"
 #include "detail/probe_evidence.hpp"
 
 #include <fmt/format.h>
@@ -211,6 +212,8 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   evidence.work = work_checks(ctx, run.events, j.measurements);
   evidence.clocks = clock_spans(ctx, run.events);
+  outside_evidence(evidence, ctx, problem, run, ref_dir, eval_dir, j.measurements, j.result.v == verdict::passed, bundles,
+                   j.details);
   attach_probe(ctx, problem, run, probe, ref_dir, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();

@@ -144,6 +144,8 @@ run_record read_run_record(const fs::path& eval_dir) {
   record.shapes = in.get<std::vector<std::string>>(doc, "shapes");
   record.num_seeds = in.get<int>(doc, "num_seeds");
   record.run.events = read_events(eval_dir / "events.jsonl");
+  // The outside clock's record, as the orchestrator wrote it beside the channel; none: no batch ran.
+  record.run.outside = read_outside(eval_dir / "outside.json").value_or(outside_record{});
   return record;
 }
 

@@ -34,7 +34,7 @@ void use_channel(sandbox::process_spec& spec, const fs::path& events_file) {
 nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
                                   const std::string& hardware_fingerprint, bool probe) {
   nlohmann::json identity = job;
-  for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "sealed_dir", "output_dir", "timing_dir", "events_file"})
+  for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "sealed_dir", "output_dir", "timing_dir", "events_file", "outside"})
     identity.erase(path_key);
   identity["layout"] = k_reference_layout;
   identity["problem_hash"] = problem.hash;
@@ -110,7 +110,9 @@ reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandb
   if (plan.cached) return run;
   run.started_ahead = started != nullptr;
   ARB_INFO("reference", "{}: running the reference{}", plan.label, run.started_ahead ? ", started ahead" : "");
+  outside_clock clock(reference_outside(plan.dir)); // before the gate opens: the runner opens its pipe
   const auto process = started ? started->finish() : runner.run(plan.spec);
+  clock.stop();
   run.gated_s = process.gated_s;
   const runner_events events = read_events(plan.dir / "events.jsonl");
   run.ok = events.done && process.end == sandbox::process_end::exited && process.exit_code == 0;
@@ -229,6 +231,14 @@ void open_candidate(started_candidate& started, const fs::path& ref_dir) {
     started.run.process.error = std::string("handing over the reference's files: ") + e.what();
     return;
   }
+  try {
+    started.clock = std::make_unique<outside_clock>(candidate_outside(ref_dir, started.eval_dir));
+  } catch (const io_error& e) { // no clock, no evaluation: killed behind its closed gate
+    started.process.reset();
+    started.run.process.end = sandbox::process_end::failed_to_start;
+    started.run.process.error = e.what();
+    return;
+  }
   started.process->open();
 }
 
@@ -237,6 +247,10 @@ candidate_run finish_candidate(started_candidate& started) {
   if (started.process) {
     run.process = started.process->finish();
     started.process.reset();
+  }
+  if (started.clock) {
+    run.outside = started.clock->stop();
+    started.clock.reset();
   }
   run.sandbox = sandbox_details(started.spec.sandbox, run.process);
   if (started.spec.sandbox.enabled && !run.process.isolation_applied && !run.process.isolation_note.empty())

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -72,6 +73,17 @@ void hide_database(const job_context& ctx, std::vector<std::string>& hidden) {
 
 std::string as_string(const fs::path& path) { return path.empty() ? std::string() : fs::absolute(path).string(); }
 
+/// $ARBITER_MAX_WORK_BYTES, else k_max_work_bytes.
+std::uint64_t max_work_bytes() {
+  if (const char* given = std::getenv("ARBITER_MAX_WORK_BYTES"); given != nullptr && *given != '\0') {
+    char* end = nullptr;
+    unsigned long long const value = std::strtoull(given, &end, 10);
+    if (end != nullptr && *end == '\0') return value;
+    ARB_WARN("sandbox", "ARBITER_MAX_WORK_BYTES={} is not a number of bytes; using {}", given, k_max_work_bytes);
+  }
+  return k_max_work_bytes;
+}
+
 // A file that vanished meanwhile (a build of the same model running beside) needs no owner.
 void change_owner(const fs::path& path, const sandbox::isolation& isolation) {
   if (::lchown(path.c_str(), isolation.uid, isolation.gid) != 0 && errno != ENOENT)
@@ -122,8 +134,15 @@ sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_p
                             as_string(ctx.options.suite_dir), as_string(ctx.options.solutions_dir)};
   hide_database(ctx, isolation.hidden_paths);
   std::erase(isolation.hidden_paths, std::string());
-  isolation.scratch_paths = {"/tmp", "/var/tmp", "/dev/shm"};
+  isolation.scratch_paths = {"/tmp", "/var/tmp", "/dev/shm", "/run/lock"};
+  isolation.scratch_max_bytes = k_scratch_max_bytes;
   isolation.writable_paths = {as_string(paths.own_dir), as_string(paths.cache_dir)};
+  isolation.size_capped_paths = {as_string(paths.own_dir / "work")};
+  isolation.max_work_bytes = max_work_bytes();
+  isolation.pids_max = k_sandbox_pids_max;
+  // One intra-op thread is granted on the CPU (cpu_environment): a quota of one core, so that more
+  // threads gain nothing, where the host delegates the cpu controller.
+  if (ctx.device == "cpu") isolation.cpu_max_cores = 1;
   isolation.exposed_paths = {as_string(ctx.paths.python_dir), as_string(ctx.paths.runtime_lib)};
   if (!paths.exchange.empty()) isolation.exposed_paths.push_back(as_string(paths.exchange));
   // An interpreter in a virtual environment under a hidden folder: its whole environment.
@@ -138,7 +157,7 @@ void prepare_candidate_files(const sandbox::isolation& isolation, const candidat
     readable_tree(paths.own_dir);
     own_tree(paths.own_dir / "work", isolation);
     own_tree(paths.cache_dir, isolation);
-    for (const char* folder : {"outputs", "timing"})
+    for (const char* folder : {"outputs", "timing", "outside/out"}) // outside/ itself stays the orchestrator's
       if (candidate) own_tree(paths.own_dir / folder, isolation);
     if (!candidate) { // a candidate's events come over the channel into the orchestrator's own file (use_channel)
       const fs::path events = paths.own_dir / "events.jsonl";
@@ -165,6 +184,12 @@ nlohmann::json sandbox_details(const sandbox::isolation& isolation, const sandbo
   if (isolation.enabled) details["uid"] = isolation.uid;
   if (!isolation.enabled) details["note"] = "disabled by --no-sandbox (ARBITER_NO_SANDBOX)";
   else if (!process.isolation_applied && !process.isolation_note.empty()) details["note"] = process.isolation_note;
+  if (!process.isolation_engine.empty()) {
+    details["engine"] = process.isolation_engine;
+    details["layers"] = process.isolation_layers;
+  }
+  if (!process.isolation_missing.empty()) details["missing"] = process.isolation_missing;
+  if (!process.limit_exceeded.empty()) details["limit_exceeded"] = process.limit_exceeded;
   return details;
 }
 

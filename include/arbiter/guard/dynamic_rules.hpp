@@ -12,7 +12,7 @@ namespace arbiter::guard {
 
 /// One comparison beyond the base cases, made by the orchestrator in C++.
 struct output_check {
-  std::string kind;  ///< "mutation" | "repeat" | "stress" | "timed" | "float64"
+  std::string kind;  ///< "mutation" | "repeat" | "stress" | "timed" | "float64" | "outside"
   std::string where; ///< "shape 4k, input set 1", "shape 4k, scale 0.001", "shape 4k, timed call 17"
   bool ok = true;
   std::string reason;             ///< why not ok
@@ -46,6 +46,29 @@ struct clock_span {
 inline constexpr double k_clock_tolerance = 0.05;
 inline constexpr double k_clock_min_span_s = 0.02;
 
+/// One shape's outside-clock check (T4, docs/guard.md "The outside clock"): the orchestrator's
+/// wall over a batch of calls on input sets it handed over at its go, less what such a batch costs
+/// besides the calls (the reference's batches that call nothing), per call, against the time the
+/// candidate's timing record claims for one call.
+struct outside_check {
+  std::string shape;
+  int calls = 0;
+  double per_call_ms = 0;  ///< (candidate batch wall − overhead) / calls
+  double claimed_ms = 0;   ///< the record's time per call (cuda: the larger of device time and host latency)
+  double allowed_ratio = 0; ///< per_call_ms may reach claimed_ms × this (+ slack_ms) before it is a finding
+  double slack_ms = 0;     ///< per call: the overhead batches' spread and k_outside_floor_ms, over calls
+};
+
+/// An honest call in a batch costs what a timed sample does, give or take caches, the first call
+/// on fresh data and scheduling: the allowed ratio is the larger of this and the reference's own
+/// batch-to-record ratio × k_outside_ref_factor (the same harness on a trusted model says how far an
+/// honest ratio strays on this machine and shape).
+inline constexpr double k_outside_min_ratio = 2.0;
+inline constexpr double k_outside_ref_factor = 1.5;
+/// A batch's wall is read by a thread woken by the channel: scheduling noise of this order per
+/// batch on a busy host, spread over the batch's calls.
+inline constexpr double k_outside_floor_ms = 0.5;
+
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)
   std::vector<std::string> thread_leaks; ///< Python threads alive after load or calls that were not before
@@ -57,8 +80,10 @@ struct run_evidence {
   bool reference_mutates = false;        ///< the reference itself works in place
   std::string poisoned;                  ///< non-empty: an output still holds the allocator poison
   std::vector<std::string> channel;      ///< anomalies of the result channel (events, files)
+  std::vector<std::string> unavailable;  ///< evidence a rule needs that could not be had (fail closed)
   std::vector<work_check> work;          ///< per timed shape with a sealed-set re-run
   std::vector<clock_span> clocks;        ///< per timed shape whose record carries both spans
+  std::vector<outside_check> outside;    ///< per timed shape with an outside-clock batch
   probe_evidence probe;                  ///< the CUPTI probe's account (probe_rules.hpp)
 };
 

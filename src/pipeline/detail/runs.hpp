@@ -5,6 +5,7 @@
 #include "arbiter/sandbox/process.hpp"
 #include "detail/events.hpp"
 #include "detail/jobs.hpp"
+#include "detail/outside_clock.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -60,6 +61,7 @@ struct candidate_run {
   nlohmann::json sandbox = nlohmann::json::object(); ///< sandbox_details() of the candidate process
   std::string probe; ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
   std::string probe_key; ///< the key its evidence must be signed with (hex); "" without the probe
+  outside_record outside; ///< the orchestrator's clock over the process's batches (outside.json)
 };
 
 /// A candidate process started and waiting behind its gate (sandbox::started_process), its folder
@@ -71,6 +73,7 @@ struct started_candidate {
   std::filesystem::path eval_dir;
   std::string label;
   std::unique_ptr<sandbox::started_process> process; ///< null when it could not be started (run.process says why)
+  std::unique_ptr<outside_clock> clock; ///< serves its batches from open_candidate to finish_candidate
 };
 
 /// run_candidate's first half: everything up to a process waiting at its gate (ARBITER_GATE_FD).
@@ -120,7 +123,7 @@ nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& 
                                   const std::string& hardware_fingerprint, bool probe);
 
 /// The reference folder's layout, part of its cache key: 2 since mutation sets are sealed.
-inline constexpr int k_reference_layout = 2;
+inline constexpr int k_reference_layout = 3;
 
 /// The reference's sealed sets (mutation sets, docs/guard.md) into an evaluation's own sealed/
 /// folder: hard links where the file system allows, else copies. The runner empties the folder

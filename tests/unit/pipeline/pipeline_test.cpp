@@ -56,6 +56,14 @@ protected:
     for (int seed_idx = 0; seed_idx < 3; ++seed_idx)
       write_bundle(ref() / "expected/0" / std::to_string(seed_idx) / "outputs.arbb", {1, 2, 3});
     write_json_file(ref() / "timing/0.json", timing_json(2.0));
+    // The reference's batches: its own model at its record's 2 ms per call, and three that call
+    // nothing, which cost about 1 ms.
+    detail::outside_record reference;
+    reference.batches = {{0, "reference", 2, 5.0, true}, {0, "overhead0", 2, 1.0, true},
+                         {0, "overhead1", 2, 1.1, true}, {0, "overhead2", 2, 1.05, true}};
+    detail::write_outside(ref() / "outside.json", reference);
+    for (int set_idx = 0; set_idx < 2; ++set_idx)
+      write_bundle(ref() / "expected/0/outside" / (std::to_string(set_idx) + ".arbb"), {1, 2, 3});
     m_run.process.end = sandbox::process_end::exited;
     m_run.process.exit_code = 0;
     m_run.events.started = true;
@@ -76,6 +84,14 @@ protected:
     write_json_file(eval() / "outputs/0/timed.json", index);
     m_run.events.timed = nlohmann::json::array({{{"event", "timed"}, {"shape_idx", 0}, {"captures", index}}});
     candidate_timing(timing_json(0.5));
+    outside_batch(values, 0.5);
+  }
+  // The candidate's batch as the orchestrator's clock saw it: two calls of per_call_ms each on
+  // top of the overhead, and the outputs it kept.
+  void outside_batch(std::vector<float> values, double per_call_ms) {
+    m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * per_call_ms, true}};
+    for (int set_idx = 0; set_idx < 2; ++set_idx)
+      write_bundle(eval() / "outside-kept/0/candidate" / (std::to_string(set_idx) + ".arbb"), values);
   }
   void candidate_timing(const nlohmann::json& record) {
     write_json_file(eval() / "timing/0.json", record);
@@ -193,6 +209,48 @@ namespace {
 
 bool has_finding(const detail::judgement& j, const std::string& pattern) {
   return std::any_of(j.findings.begin(), j.findings.end(), [&](const auto& f) { return f.pattern == pattern; });
+}
+
+TEST_F(judge_fixture, a_record_faster_than_the_outside_clock_allows_is_rejected) {
+  candidate_outputs({1, 2, 3});
+  candidate_timing(timing_json(0.05)); // the whole channel's record forged: 40x over eager
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
+  EXPECT_TRUE(has_finding(j, "T4")) << j.result.reason;
+  EXPECT_NE(j.result.reason.find("orchestrator's clock saw 0.5 ms per call over 2 calls"), std::string::npos) << j.result.reason;
+  ASSERT_EQ(j.details["outside_clock"].size(), 1u);
+  EXPECT_NEAR(j.details["outside_clock"][0]["per_call_ms"].get<double>(), 0.5, 1e-9);
+}
+
+TEST_F(judge_fixture, an_honest_record_within_the_outside_clock_passes) {
+  candidate_outputs({1, 2, 3});
+  outside_batch({1, 2, 3}, 0.9); // slower in the batch than timed (cold data), within the allowance
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
+}
+
+TEST_F(judge_fixture, a_finished_run_without_its_outside_batch_is_a_forged_channel) {
+  candidate_outputs({1, 2, 3});
+  m_run.outside.batches.clear();
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(j.result.reason.find("no outside-clock batch ran"), std::string::npos) << j.result.reason;
+}
+
+TEST_F(judge_fixture, a_wrong_output_on_the_outside_sets_is_S6) {
+  candidate_outputs({1, 2, 3});
+  outside_batch({3, 2, 1}, 0.5);
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_TRUE(has_finding(j, "S6")) << j.result.reason;
+}
+
+TEST_F(judge_fixture, a_reference_without_its_batches_fails_closed) {
+  candidate_outputs({1, 2, 3});
+  fs::remove(ref() / "outside.json");
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(j.result.reason.find("evidence the judge needs is unavailable"), std::string::npos) << j.result.reason;
 }
 
 std::string evidence_of(const detail::judgement& j, const std::string& pattern) {
@@ -352,6 +410,7 @@ TEST_F(judge_fixture, a_tiny_kernels_device_time_resolves_inside_the_timers_step
   write_probe(ref() / "probe.json", nlohmann::json::array({probe_window("sample", 1, 2'000'000)}));
   // Without kernels listed one by one the step is unknown: the plain median, one of the readings.
   write_probe(eval() / "outputs/probe.json", windows);
+  outside_batch({1, 2, 3}, 1248e-6);
   const auto plain = judge();
   EXPECT_EQ(plain.result.v, verdict::passed) << plain.result.reason;
   EXPECT_DOUBLE_EQ(measurement(plain, "candidate").median_ms, 1248e-6);
@@ -449,7 +508,9 @@ TEST_F(judge_fixture, a_held_timer_far_above_the_span_is_T4_and_the_larger_clock
   record.erase("held_samples");
   candidate_timing(record);
   const auto unheld = judge();
-  EXPECT_FALSE(has_finding(unheld, "T4"));
+  // Not the probe's rule then, but the outside clock saw the work at 0.5 ms a call.
+  EXPECT_NE(evidence_of(unheld, "T4").find("orchestrator's clock saw 0.5 ms per call"), std::string::npos)
+      << evidence_of(unheld, "T4");
   EXPECT_DOUBLE_EQ(measurement(unheld, "candidate").median_ms, 0.01);
 }
 

@@ -3,6 +3,9 @@
 #include "test_dir.hpp"
 
 #include <gtest/gtest.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -178,4 +181,44 @@ TEST(arb_time, cuda_without_driver_or_context_is_a_cuda_error) {
   EXPECT_TRUE(state.calls.empty());
   EXPECT_EQ(arb_device_synchronize(ARB_DEVICE_CUDA), ARB_E_CUDA);
   EXPECT_EQ(arb_device_synchronize(ARB_DEVICE_CPU), ARB_OK);
+}
+
+namespace {
+
+/// What the loader says of the object that holds arb_time: full RELRO and bound at load.
+struct binding {
+  bool found = false, relro = false, bind_now = false;
+};
+
+int inspect(dl_phdr_info* info, std::size_t, void* data) {
+  auto& out = *static_cast<binding*>(data);
+  Dl_info where{};
+  if (::dladdr(reinterpret_cast<void*>(&arb_time), &where) == 0 || where.dli_fbase == nullptr) return 0;
+  if (reinterpret_cast<void*>(info->dlpi_addr) != where.dli_fbase &&
+      std::string(info->dlpi_name ? info->dlpi_name : "") != (where.dli_fname ? where.dli_fname : ""))
+    return 0;
+  out.found = true;
+  for (int idx = 0; idx < info->dlpi_phnum; ++idx) {
+    const auto& header = info->dlpi_phdr[idx];
+    if (header.p_type == PT_GNU_RELRO) out.relro = true;
+    if (header.p_type != PT_DYNAMIC) continue;
+    for (auto* dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + header.p_vaddr); dyn->d_tag != DT_NULL; ++dyn) {
+      if (dyn->d_tag == DT_BIND_NOW) out.bind_now = true;
+      if (dyn->d_tag == DT_FLAGS && (dyn->d_un.d_val & DF_BIND_NOW)) out.bind_now = true;
+      if (dyn->d_tag == DT_FLAGS_1 && (dyn->d_un.d_val & DF_1_NOW)) out.bind_now = true;
+    }
+  }
+  return 1;
+}
+
+} // namespace
+
+// A solution that finds the runtime's GOT cannot repoint its clock calls: the table is read-only
+// once loaded (full RELRO) and nothing is bound lazily later.
+TEST(runtime_api, the_library_is_bound_at_load_with_a_read_only_got) {
+  binding b;
+  ::dl_iterate_phdr(inspect, &b);
+  ASSERT_TRUE(b.found);
+  EXPECT_TRUE(b.relro);
+  EXPECT_TRUE(b.bind_now);
 }

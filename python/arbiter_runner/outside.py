@@ -1,0 +1,116 @@
+"""The outside clock's batches (docs/guard.md, "The outside clock"). Per shape, after the runtime
+has timed it, the runner announces a batch (`outside_ready`) and waits for the orchestrator's go:
+one byte on a pipe the orchestrator alone writes. The orchestrator links the batch's input sets
+into `<dir>/in/<shape>/` only then and starts its own clock; the runner reads them, calls the model
+on each back to back, waits for the device, writes every output to `<dir>/out/<shape>/<label>/` and
+announces `outside_done`, on which the orchestrator stops its clock and keeps the outputs.
+
+The input sets come from the secret seed stream and exist nowhere the candidate can read before
+the go, so no table built ahead serves them; the outputs are verified; the clock is the
+orchestrator's. The reference runs the same batch on its own model, and three times with no call
+at all (its expected outputs written back), which measures what the batch costs besides the calls."""
+import os
+
+from . import problem, tensors
+from .bundle import read_bundle, write_bundle
+from .phases import phase, shape_path
+
+# A batch's input sets hold at most this many bytes (at least one set, at most MAX_CALLS).
+BATCH_BYTES = 256 << 20
+MAX_CALLS = 8
+OVERHEAD_REPEATS = 3
+OUTSIDE_SALT = 0x0C10C5E75
+HEAP_MIN = 64 << 20
+HEAP_MAX = 1 << 30
+
+
+class Clock:
+    """The go pipe (job key outside.fifo), opened before any solution code runs and kept private."""
+
+    def __init__(self, job):
+        spec = job.get("outside") or {}
+        self.dir = spec.get("dir")
+        self._fd = os.open(spec["fifo"], os.O_RDONLY | os.O_CLOEXEC) if spec.get("fifo") else None
+        self._read = os.read  # held: a solution replacing os.read later does not reach the go
+
+    @property
+    def enabled(self):
+        return self._fd is not None
+
+    def wait(self, events, shape_idx, label):
+        events.emit("outside_ready", shape_idx=shape_idx, label=label)
+        if not self._read(self._fd, 1):
+            raise RuntimeError("the orchestrator closed the outside clock before the batch could start")
+
+
+def _set_names(folder):
+    return sorted(os.listdir(folder), key=lambda name: int(name.split(".")[0]))
+
+
+def _batch_heap(set_bytes):
+    """Heap for a whole batch's inputs and outputs held at once (twice a set per call), so that no
+    call of the batch faults its output in page by page where a timed sample reuses one block."""
+    return min(max(2 * MAX_CALLS * set_bytes, HEAP_MIN), HEAP_MAX)
+
+
+def run_batch(job, runtime, events, clock, shape_idx, label, call, set_bytes):
+    """One batch through the orchestrator's clock; call(set_idx, inputs) returns the outputs;
+    set_bytes: one input set's size (what the sets handed over will weigh)."""
+    device = job["device"]
+    tensors.reserve_heap(device, _batch_heap(set_bytes))
+    clock.wait(events, shape_idx, label)
+    in_dir = os.path.join(clock.dir, "in", str(shape_idx))
+    input_sets = [read_bundle(runtime, os.path.join(in_dir, name), device) for name in _set_names(in_dir)]
+    outputs = [call(set_idx, inputs) for set_idx, inputs in enumerate(input_sets)]
+    tensors.synchronize(device)
+    for set_idx, out in enumerate(outputs):
+        write_bundle(runtime, os.path.join(clock.dir, "out", str(shape_idx), label, f"{set_idx}.arbb"),
+                     tensors.normalise_outputs(out))
+    events.emit("outside_done", shape_idx=shape_idx, label=label, calls=len(outputs))
+
+
+def _set_seed(job, set_idx):
+    return ((int(job["seeds"][0]) ^ OUTSIDE_SALT) + 7919 * (set_idx + 1)) & ((1 << 63) - 1)
+
+
+def write_sets(job, runtime, module, model, shape_idx, params):
+    """The reference: the shape's batch input sets (job key outside.sets_dir, a folder no candidate
+    sees) and their expected outputs (expected/<shape>/outside/<n>.arbb). Returns the outputs and
+    one set's size in bytes."""
+    device = job["device"]
+    expected = []
+    calls = MAX_CALLS
+    set_idx = 0
+    while set_idx < calls:
+        inputs = problem.make_inputs(module, params, _set_seed(job, set_idx), device)
+        if set_idx == 0:
+            set_bytes = sum(tensors.nbytes_of([v for v in inputs if hasattr(v, "element_size")]))
+            calls = max(1, min(MAX_CALLS, BATCH_BYTES // max(set_bytes, 1)))
+        write_bundle(runtime, shape_path(job["outside"]["sets_dir"], shape_idx, f"{set_idx}.arbb"), inputs)
+        out = tensors.normalise_outputs(model(*[v.clone() if hasattr(v, "clone") else v for v in inputs]))
+        write_bundle(runtime, shape_path(job["output_dir"], shape_idx, f"outside/{set_idx}.arbb"), out)
+        expected.append(out)
+        set_idx += 1
+    return expected, set_bytes
+
+
+def reference_batches(job, runtime, events, clock, module, model, shape_idx, params):
+    """The reference's batches: OVERHEAD_REPEATS with no call, its own model's after the first of
+    them (a process's first batch pays first-time costs the minimum over the others leaves out)."""
+    if not clock.enabled:
+        return
+    with phase(events, "timing", shape_idx=shape_idx):
+        expected, set_bytes = write_sets(job, runtime, module, model, shape_idx, params)
+        for repeat_idx in range(OVERHEAD_REPEATS):
+            run_batch(job, runtime, events, clock, shape_idx, f"overhead{repeat_idx}",
+                      lambda set_idx, _inputs: expected[set_idx], set_bytes)
+            if repeat_idx == 0:
+                run_batch(job, runtime, events, clock, shape_idx, "reference", lambda _idx, inputs: model(*inputs),
+                          set_bytes)
+
+
+def candidate_batch(job, runtime, events, clock, model, shape_idx, set_bytes):
+    if not clock.enabled:
+        return
+    with phase(events, "timing", shape_idx=shape_idx):
+        run_batch(job, runtime, events, clock, shape_idx, "candidate", lambda _idx, inputs: model(*inputs), set_bytes)

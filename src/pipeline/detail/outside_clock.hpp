@@ -1,0 +1,77 @@
+#pragma once
+/// The outside clock (docs/guard.md, "The outside clock"): while a runner process lives, a thread
+/// of the orchestrator follows its channel file and serves its batches. On `outside_ready` it links
+/// the shape's batch input sets into `<dir>/in/<shape>/`, reads its clock and writes the go byte;
+/// on `outside_done` it reads its clock again and keeps a copy of the batch's outputs where the
+/// process cannot write. Nothing the process reports enters the record but the two events' arrival.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace arbiter::pipeline::detail {
+
+/// One batch as the orchestrator's clock saw it.
+struct outside_batch {
+  std::size_t shape_idx = 0;
+  std::string label;  ///< "candidate"; the reference's "reference", "overhead0".."overhead2"
+  int calls = 0;      ///< input sets handed over
+  double wall_ms = 0; ///< from the go to the `outside_done` event's arrival
+  bool finished = false; ///< false: the process ended inside the batch
+};
+
+/// outside.json, beside the channel file: every batch and anything out of order.
+struct outside_record {
+  std::vector<outside_batch> batches;
+  std::vector<std::string> faults; ///< events out of order: a second ready, a done with no batch open
+};
+
+/// The batch of (shape, label), if the record holds a finished one.
+std::optional<outside_batch> find_batch(const outside_record& record, std::size_t shape_idx, const std::string& label);
+
+nlohmann::json to_json(const outside_record& record);
+outside_record outside_from_json(const nlohmann::json& doc);
+void write_outside(const std::filesystem::path& file, const outside_record& record);
+/// nullopt when the file is missing or not a record.
+std::optional<outside_record> read_outside(const std::filesystem::path& file);
+
+/// Where one process's batches live.
+struct outside_paths {
+  std::filesystem::path channel;  ///< the channel file the process's events arrive in
+  std::filesystem::path fifo;     ///< the go pipe; made here, opened by the runner (job key outside.fifo)
+  /// The batches' folder (job key outside.dir), the orchestrator's: in/<shape>/ is linked at the
+  /// go; out/ is the process's to write its outputs in, out/<shape>/<label>/<n>.arbb.
+  std::filesystem::path dir;
+  std::filesystem::path sets_dir; ///< the reference's batch input sets, <sets_dir>/<shape>/<n>.arbb
+  std::filesystem::path kept_dir; ///< where outputs are copied at `outside_done`; empty: not copied
+};
+
+/// A reference's batches: its own folder's outside/, the sets it writes in outside-sets/.
+outside_paths reference_outside(const std::filesystem::path& ref_dir);
+/// A candidate's batches: its folder's outside/, the reference's sets, outputs kept in outside-kept/.
+outside_paths candidate_outside(const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir);
+
+/// The job's `outside` object for these paths.
+nlohmann::json outside_job(const outside_paths& paths);
+
+/// Serves one process's batches from construction to stop(). Makes the go pipe at construction,
+/// so it must exist before the process's gate opens. Throws io_error when the pipe cannot be made.
+class outside_clock {
+public:
+  explicit outside_clock(outside_paths paths);
+  ~outside_clock();
+  outside_clock(const outside_clock&) = delete;
+  outside_clock& operator=(const outside_clock&) = delete;
+  /// Call after the process has ended: reads what is left of the channel, stops the thread,
+  /// writes outside.json beside the channel and returns the record.
+  outside_record stop();
+
+private:
+  struct state;
+  std::unique_ptr<state> m_state;
+};
+
+} // namespace arbiter::pipeline::detail

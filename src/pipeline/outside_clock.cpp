@@ -1,0 +1,262 @@
+#include "detail/outside_clock.hpp"
+
+#include "arbiter/common/error.hpp"
+#include "arbiter/common/log.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <thread>
+
+namespace arbiter::pipeline::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// A descriptor closed with its owner.
+struct owned_fd {
+  int fd = -1;
+  explicit owned_fd(int value = -1) : fd(value) {}
+  owned_fd(const owned_fd&) = delete;
+  owned_fd& operator=(const owned_fd&) = delete;
+  ~owned_fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+void link_sets(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to);
+  std::error_code ec;
+  for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path target = to / it->path().filename();
+    if (fs::exists(target)) continue; // the reference's repeated batches reuse the links
+    std::error_code link_ec;
+    fs::create_hard_link(it->path(), target, link_ec);
+    if (link_ec) fs::copy_file(it->path(), target);
+  }
+  if (ec) ARB_THROW(io_error, "outside clock: cannot read the batch sets in " + from.string() + ": " + ec.message());
+}
+
+/// Copies the regular files of a folder the process may still write, opening each without
+/// following links: a name swapped for a link to a file of the orchestrator's copies nothing.
+void keep_outputs(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to);
+  fs::permissions(to, fs::perms::owner_all);
+  std::error_code ec;
+  for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    owned_fd in(::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    struct stat info {};
+    if (in.fd < 0 || ::fstat(in.fd, &info) != 0 || !S_ISREG(info.st_mode)) continue;
+    std::ofstream out(to / it->path().filename(), std::ios::binary | std::ios::trunc);
+    std::array<char, 1 << 16> buffer;
+    for (ssize_t got; (got = ::read(in.fd, buffer.data(), buffer.size())) > 0;) out.write(buffer.data(), got);
+  }
+}
+
+} // namespace
+
+struct outside_clock::state {
+  outside_paths paths;
+  owned_fd fifo, notify, stop_event;
+  std::thread follower;
+  std::string pending;   ///< channel bytes after the last complete line
+  std::uint64_t offset = 0;
+  outside_record record;
+  std::optional<std::size_t> open_batch; ///< index into record.batches
+  clock_type::time_point go_at;
+  std::map<std::pair<std::size_t, std::string>, bool> seen;
+
+  void follow();
+  void read_channel();
+  void on_line(std::string_view line);
+  void on_ready(std::size_t shape_idx, const std::string& label);
+  void on_done(std::size_t shape_idx, const std::string& label);
+};
+
+void outside_clock::state::follow() {
+  while (true) {
+    std::array<pollfd, 2> fds{{{stop_event.fd, POLLIN, 0}, {notify.fd, POLLIN, 0}}};
+    // inotify where it is granted; else a short tick (the wake-up is part of every batch's wall,
+    // the reference's overhead batches included).
+    const int ready = ::poll(fds.data(), notify.fd >= 0 ? 2 : 1, notify.fd >= 0 ? -1 : 1);
+    if (ready < 0 && errno != EINTR) return;
+    if (notify.fd >= 0 && (fds[1].revents & POLLIN)) {
+      std::array<char, 4096> events;
+      while (::read(notify.fd, events.data(), events.size()) > 0) {
+      }
+    }
+    read_channel();
+    if (fds[0].revents & POLLIN) return;
+  }
+}
+
+void outside_clock::state::read_channel() {
+  owned_fd in(::open(paths.channel.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.fd < 0) return;
+  std::array<char, 1 << 16> buffer;
+  for (ssize_t got; (got = ::pread(in.fd, buffer.data(), buffer.size(), static_cast<off_t>(offset))) > 0;) {
+    offset += static_cast<std::uint64_t>(got);
+    pending.append(buffer.data(), static_cast<std::size_t>(got));
+    std::size_t start = 0;
+    for (std::size_t newline; (newline = pending.find('\n', start)) != std::string::npos; start = newline + 1)
+      on_line(std::string_view(pending).substr(start, newline - start));
+    pending.erase(0, start);
+  }
+}
+
+// Frames are `<seq> <length> <json>`; the strict reading is the judge's, this one only looks for
+// the two batch events.
+void outside_clock::state::on_line(std::string_view line) {
+  if (line.find("\"outside_") == std::string_view::npos) return;
+  const std::size_t first = line.find(' ');
+  const std::size_t second = first == std::string_view::npos ? first : line.find(' ', first + 1);
+  if (second == std::string_view::npos) return;
+  const auto event = nlohmann::json::parse(line.substr(second + 1), nullptr, false);
+  if (!event.is_object() || !event.contains("shape_idx") || !event["shape_idx"].is_number_unsigned()) return;
+  const auto shape_idx = event["shape_idx"].get<std::size_t>();
+  const std::string label = event.value("label", "");
+  const std::string name = event.value("event", "");
+  if (name == "outside_ready") on_ready(shape_idx, label);
+  else if (name == "outside_done") on_done(shape_idx, label);
+}
+
+void outside_clock::state::on_ready(std::size_t shape_idx, const std::string& label) {
+  const std::string where = "shape " + std::to_string(shape_idx) + " " + label;
+  if (open_batch) return record.faults.push_back("batch " + where + " announced while another was open");
+  if (seen[{shape_idx, label}]) return record.faults.push_back("batch " + where + " announced twice");
+  seen[{shape_idx, label}] = true;
+  const fs::path sets = paths.sets_dir / std::to_string(shape_idx);
+  outside_batch batch{shape_idx, label, 0, 0.0, false};
+  try {
+    link_sets(sets, paths.dir / "in" / std::to_string(shape_idx));
+    for (const auto& entry : fs::directory_iterator(sets)) batch.calls += entry.is_regular_file() ? 1 : 0;
+  } catch (const std::exception& e) {
+    return record.faults.push_back("batch " + where + ": " + e.what());
+  }
+  open_batch = record.batches.size();
+  record.batches.push_back(batch);
+  go_at = clock_type::now();
+  const char go = 1;
+  if (::write(fifo.fd, &go, 1) != 1) record.faults.push_back("batch " + where + ": the go could not be written");
+}
+
+void outside_clock::state::on_done(std::size_t shape_idx, const std::string& label) {
+  const auto now = clock_type::now();
+  if (!open_batch || record.batches[*open_batch].shape_idx != shape_idx || record.batches[*open_batch].label != label)
+    return record.faults.push_back("batch shape " + std::to_string(shape_idx) + " " + label + " done but not open");
+  auto& batch = record.batches[*open_batch];
+  batch.wall_ms = std::chrono::duration<double, std::milli>(now - go_at).count();
+  batch.finished = true;
+  open_batch.reset();
+  if (paths.kept_dir.empty()) return;
+  const fs::path rel = fs::path(std::to_string(shape_idx)) / label;
+  try {
+    keep_outputs(paths.dir / "out" / rel, paths.kept_dir / rel);
+  } catch (const std::exception& e) {
+    record.faults.push_back("batch shape " + std::to_string(shape_idx) + " " + label + ": keeping its outputs: " + e.what());
+  }
+}
+
+outside_clock::outside_clock(outside_paths paths) : m_state(std::make_unique<state>()) {
+  auto& s = *m_state;
+  s.paths = std::move(paths);
+  fs::create_directories(s.paths.dir / "in");
+  fs::create_directories(s.paths.dir / "out");
+  fs::remove(s.paths.fifo);
+  if (::mkfifo(s.paths.fifo.c_str(), 0644) != 0)
+    ARB_THROW(io_error, "outside clock: mkfifo " + s.paths.fifo.string() + ": " + std::strerror(errno));
+  // Read-write: opening never waits for the runner, and a write never fails for want of a reader.
+  s.fifo.fd = ::open(s.paths.fifo.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK);
+  if (s.fifo.fd < 0) ARB_THROW(io_error, "outside clock: open " + s.paths.fifo.string() + ": " + std::strerror(errno));
+  s.stop_event.fd = ::eventfd(0, EFD_CLOEXEC);
+  s.notify.fd = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  // The folder, not the file: the channel file may not exist yet, or be made anew by the supervisor.
+  if (s.notify.fd >= 0 && ::inotify_add_watch(s.notify.fd, s.paths.channel.parent_path().c_str(), IN_MODIFY) < 0) {
+    ::close(s.notify.fd);
+    s.notify.fd = -1;
+  }
+  s.follower = std::thread([&s] { s.follow(); });
+}
+
+outside_clock::~outside_clock() {
+  if (m_state && m_state->follower.joinable()) stop();
+}
+
+outside_record outside_clock::stop() {
+  auto& s = *m_state;
+  if (s.follower.joinable()) {
+    const std::uint64_t one = 1;
+    if (::write(s.stop_event.fd, &one, sizeof one) != sizeof one) ARB_WARN("outside", "cannot stop the clock's thread");
+    s.follower.join();
+  }
+  s.read_channel();
+  write_outside(s.paths.channel.parent_path() / "outside.json", s.record);
+  return s.record;
+}
+
+std::optional<outside_batch> find_batch(const outside_record& record, std::size_t shape_idx, const std::string& label) {
+  for (const auto& batch : record.batches)
+    if (batch.shape_idx == shape_idx && batch.label == label && batch.finished) return batch;
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const outside_record& record) {
+  nlohmann::json batches = nlohmann::json::array();
+  for (const auto& b : record.batches)
+    batches.push_back({{"shape_idx", b.shape_idx}, {"label", b.label}, {"calls", b.calls}, {"wall_ms", b.wall_ms},
+                       {"finished", b.finished}});
+  return {{"version", 1}, {"batches", batches}, {"faults", record.faults}};
+}
+
+outside_record outside_from_json(const nlohmann::json& doc) {
+  outside_record record;
+  for (const auto& b : doc.value("batches", nlohmann::json::array()))
+    record.batches.push_back({b.value("shape_idx", std::size_t{0}), b.value("label", ""), b.value("calls", 0),
+                              b.value("wall_ms", 0.0), b.value("finished", false)});
+  for (const auto& f : doc.value("faults", nlohmann::json::array()))
+    if (f.is_string()) record.faults.push_back(f.get<std::string>());
+  return record;
+}
+
+void write_outside(const fs::path& file, const outside_record& record) {
+  std::ofstream out(file, std::ios::trunc);
+  if (!(out << to_json(record).dump(1) << '\n')) ARB_THROW(io_error, "cannot write " + file.string());
+}
+
+std::optional<outside_record> read_outside(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("batches")) return std::nullopt;
+  return outside_from_json(doc);
+}
+
+outside_paths reference_outside(const fs::path& ref_dir) {
+  return {ref_dir / "events.jsonl", ref_dir / "outside.fifo", ref_dir / "outside", ref_dir / "outside-sets", {}};
+}
+
+outside_paths candidate_outside(const fs::path& ref_dir, const fs::path& eval_dir) {
+  return {eval_dir / "events.jsonl", eval_dir / "outside.fifo", eval_dir / "outside", ref_dir / "outside-sets",
+          eval_dir / "outside-kept"};
+}
+
+nlohmann::json outside_job(const outside_paths& paths) {
+  nlohmann::json job{{"fifo", paths.fifo.string()}, {"dir", paths.dir.string()}};
+  if (!paths.sets_dir.empty()) job["sets_dir"] = paths.sets_dir.string();
+  return job;
+}
+
+} // namespace arbiter::pipeline::detail
