@@ -1,6 +1,6 @@
 #pragma once
 /// A problem of a suite: a PyTorch reference plus what problem.toml says about it
-/// (shared/DESIGN.md §2). Loading never runs Python.
+/// (docs/design.md §2 Formats). Loading never runs Python.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 #pragma once
-/// A guard finding: one pattern of the threat catalog (shared/DESIGN.md §4, ids T1..T8, S1..S9,
+/// A guard finding: one pattern of the threat catalog (docs/design.md §4, ids T1..T8, S1..S9,
 /// B1..B3, H1..H7) with a severity and evidence a person can read, and how findings turn a
 /// verdict into `rejected`. Findings are data: stored per evaluation, shown by `arbiter show`.
 #include "arbiter/common/verdict.hpp"

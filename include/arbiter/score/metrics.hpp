@@ -1,5 +1,5 @@
 #pragma once
-/// Pure metric arithmetic (shared/DESIGN.md §5). No I/O.
+/// Pure metric arithmetic (docs/design.md §5 Metrics). No I/O.
 #include "arbiter/score/spend.hpp"
 #include "arbiter/store/records.hpp"
 
@@ -40,7 +40,7 @@ double pass_at_k(std::int64_t n, std::int64_t c, std::int64_t k);
 double model_pass_at_k(const std::vector<store::result_row>& rows, const std::string& model, std::int64_t k,
                        std::int64_t problem_count);
 
-/// The p of fast_p (shared/DESIGN.md §5), in the order of model_summary::fast_p.
+/// The p of fast_p (docs/design.md §5 Metrics), in the order of model_summary::fast_p.
 inline constexpr std::array<double, 5> k_fast_p_thresholds{0, 0.5, 1, 1.5, 2};
 
 /// One leaderboard row: a model, driven by one harness, over one campaign.

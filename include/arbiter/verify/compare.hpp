@@ -1,6 +1,6 @@
 #pragma once
 /// Compares a candidate's outputs with the reference's, outside the candidate process
-/// (shared/DESIGN.md §3.3): count, kind, dtype and shape must match exactly; then bitwise equality
+/// (docs/design.md §3, Correctness): count, kind, dtype and shape must match exactly; then bitwise equality
 /// or allclose (|actual − expected| ≤ atol + rtol·|expected|); a non-finite value where the
 /// reference is finite always fails.
 #include "arbiter/catalog/problem.hpp"

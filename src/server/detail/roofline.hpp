@@ -1,6 +1,6 @@
 #pragma once
 /// Roofline arithmetic: a problem's [roofline] expressions over its shape keys, and the peaks a
-/// calibration stored with the hardware (shared/DESIGN.md §5, fraction of peak).
+/// calibration stored with the hardware (docs/design.md §5 Metrics, fraction of peak).
 #include "arbiter/server/views.hpp"
 
 #include <optional>
