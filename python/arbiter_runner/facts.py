@@ -1,4 +1,4 @@
-"""Static facts about a solution, read from its sources without running them (docs/design.md §4 Threat catalog).
+"""Static facts about a solution, read from its sources without running them (docs/design.md §4).
 
 Run by the orchestrator in a process of its own, never in the candidate's:
 ``python3 -m arbiter_runner facts <solution dir> [--out facts.json]``. The result is JSON:
