@@ -103,6 +103,7 @@ environment probe_environment(const std::string& python) {
   env.cupti_path = probe_cupti();
   env.host = probe_host();
   env.os = probe_os();
+  env.sandbox = sandbox::describe_host_isolation();
   return env;
 }
 

@@ -35,6 +35,15 @@ nlohmann::json to_json(const environment& env) {
       {"cupti_path", env.cupti_path},
       {"host", env.host},
       {"os", env.os},
+      {"sandbox",
+       {{"root", env.sandbox.root},
+        {"engine", env.sandbox.engine},
+        {"engine_note", env.sandbox.engine_note},
+        {"seccomp", env.sandbox.seccomp},
+        {"seccomp_note", env.sandbox.seccomp_note},
+        {"cgroup", env.sandbox.cgroup},
+        {"cgroup_parent", env.sandbox.cgroup_parent},
+        {"cgroup_controllers", env.sandbox.cgroup_controllers}}},
   };
 }
 
@@ -63,6 +72,19 @@ std::string gpu_line(const gpu_info& gpu) {
                      gpu.cc_major, gpu.cc_minor);
 }
 
+/// "sandbox: bubblewrap (allow-list root), seccomp, cgroup v2 at P (controllers: ...)", with why
+/// for each layer this machine does without.
+std::string sandbox_line(const sandbox::host_isolation& host) {
+  if (!host.root) return "sandbox: none (arbiter is not root: candidates run unisolated)";
+  std::string line = host.engine == "bubblewrap" ? "sandbox: bubblewrap (allow-list root)"
+                                                 : fmt::format("sandbox: native (deny-list view; {})", host.engine_note);
+  line += host.seccomp ? ", seccomp" : fmt::format(", no seccomp ({})", host.seccomp_note);
+  if (!host.cgroup) return line + fmt::format(", no cgroup ({}; survivors die with the PID namespace)", host.cgroup_parent);
+  std::string controllers;
+  for (auto const& name : host.cgroup_controllers) controllers += (controllers.empty() ? "" : " ") + name;
+  return line + fmt::format(", cgroup v2 at {} (controllers: {})", host.cgroup_parent, controllers.empty() ? "none" : controllers);
+}
+
 } // namespace
 
 void render(std::ostream& out, const environment& env, bool json) {
@@ -75,7 +97,8 @@ void render(std::ostream& out, const environment& env, bool json) {
       << "nvcc: " << or_none(env.nvcc_version) << '\n'
       << "cupti: " << or_none(env.cupti_path) << '\n'
       << "host: " << env.host << '\n'
-      << "os: " << env.os << '\n';
+      << "os: " << env.os << '\n'
+      << sandbox_line(env.sandbox) << '\n';
 }
 
 } // namespace arbiter::doctor

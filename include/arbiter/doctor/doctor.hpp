@@ -2,6 +2,7 @@
 /// The doctor: what this machine offers to a benchmark run — the Python interpreter and its torch,
 /// the GPU as the CUDA driver reports it, nvcc and CUPTI — and the hardware record that campaigns
 /// are stored against.
+#include "arbiter/sandbox/host.hpp"
 #include "arbiter/store/records.hpp"
 
 #include <cstdint>
@@ -33,6 +34,7 @@ struct environment {
   std::string nvcc_version; ///< "Cuda compilation tools, release 12.4, V12.4.131"; empty if none
   std::string cupti_path;   ///< empty if none
   std::string host, os;
+  sandbox::host_isolation sandbox; ///< the candidate's sandbox on this machine: engine, seccomp, cgroup
 };
 
 /// ARBITER_PYTHON if set (it must import torch, else config_error naming it), else the first of
