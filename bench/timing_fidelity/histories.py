@@ -1,6 +1,6 @@
 """Every process history of a list (histories.txt), each in fresh processes of history.py, and the
 table of the loop's times after each: what a process did before arbiter's timing loop against the
-kernel time the profiler reads in it (docs/measurement.md, "Process history and the tiny kernel").
+kernel time the profiler reads in it (docs/results/2026-12-05-timing-fidelity.md, "Process history and the tiny kernel").
 
   python3 bench/timing_fidelity/histories.py --runtime-lib <build>/lib/libarbiter_runtime.so \\
       --workload tiny --procs 2 --out OUT
