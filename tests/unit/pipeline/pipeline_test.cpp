@@ -222,6 +222,24 @@ TEST_F(judge_fixture, a_record_faster_than_the_outside_clock_allows_is_rejected)
   EXPECT_NEAR(j.details["outside_clock"][0]["per_call_ms"].get<double>(), 0.5, 1e-9);
 }
 
+TEST_F(judge_fixture, the_candidates_own_no_call_batch_only_ever_lowers_the_overhead) {
+  candidate_outputs({1, 2, 3});
+  candidate_timing(timing_json(0.05)); // forged
+  // A no-call batch slowed to 50 ms would hide every call; the reference's 1 ms stands.
+  m_run.outside.batches.push_back({0, "overhead", 2, 50.0, true});
+  EXPECT_EQ(judge().result.v, verdict::rejected);
+  // The reference ran on a busy machine (its no-call batches at 3 ms, more than the whole
+  // candidate batch): the candidate's own 1 ms no-call batch keeps the clock's resolution.
+  detail::outside_record busy;
+  busy.batches = {{0, "reference", 2, 7.0, true}, {0, "overhead0", 2, 3.0, true}, {0, "overhead1", 2, 3.1, true},
+                  {0, "overhead2", 2, 3.2, true}};
+  detail::write_outside(ref() / "outside.json", busy);
+  m_run.outside.batches.back().wall_ms = 1.0;
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
+  EXPECT_NEAR(j.details["outside_clock"][0]["overhead_ms"].get<double>(), 1.0, 1e-9);
+}
+
 TEST_F(judge_fixture, an_honest_record_within_the_outside_clock_passes) {
   candidate_outputs({1, 2, 3});
   outside_batch({1, 2, 3}, 0.9); // slower in the batch than timed (cold data), within the allowance
