@@ -55,6 +55,35 @@ void add_system(std::vector<entry>& entries, const std::vector<std::string>& pat
 
 } // namespace
 
+std::vector<std::string> toolchain_paths(const std::map<std::string, std::string>& env) {
+  std::vector<std::string> paths;
+  auto const add = [&](const fs::path& path) {
+    if (path.is_absolute() && path != path.root_path()) paths.push_back(path.lexically_normal().string());
+  };
+  auto const add_list = [&](const std::string& name) {
+    auto const it = env.find(name);
+    if (it == env.end()) return;
+    std::size_t begin = 0;
+    while (begin <= it->second.size()) {
+      std::size_t end = it->second.find(':', begin);
+      if (end == std::string::npos) end = it->second.size();
+      add(it->second.substr(begin, end - begin));
+      begin = end + 1;
+    }
+  };
+  add_list("PATH");
+  add_list("LD_LIBRARY_PATH");
+  for (const char* name : {"CUDA_HOME", "CUDA_PATH"})
+    if (auto const it = env.find(name); it != env.end()) add(it->second);
+  for (const char* name : {"CC", "CXX"}) {
+    auto const it = env.find(name);
+    if (it == env.end()) continue;
+    fs::path const folder = fs::path(it->second).parent_path();
+    add(folder.filename() == "bin" ? folder.parent_path() : folder);
+  }
+  return paths;
+}
+
 std::vector<std::string> cuda_devices() {
   std::vector<std::string> devices;
   std::error_code ec;

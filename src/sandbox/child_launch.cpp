@@ -124,7 +124,9 @@ void plan_engine(exec_plan& plan, const process_spec& spec) {
   request.program = spec.argv;
   request.program.front() = resolved_program(plan);
   plan.bubblewrap = true;
-  plan.bwrap_args = bwrap_argv(spec.sandbox, request);
+  isolation wanted = spec.sandbox; // the toolchain the environment names (a compiler under /opt) comes along
+  for (auto& path : toolchain_paths(spec.env)) wanted.exposed_paths.push_back(std::move(path));
+  plan.bwrap_args = bwrap_argv(wanted, request);
   for (auto& arg : plan.bwrap_args) plan.bwrap_argv.push_back(arg.data());
   plan.bwrap_argv.push_back(nullptr);
 }

@@ -3,6 +3,7 @@
 /// the file system only to resolve paths and drop missing ones). Private to the sandbox.
 #include "arbiter/sandbox/process.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct bwrap_request {
 ///   [--remount-ro hidden] [--chdir cwd] [--seccomp 10] -- setpriv --reuid U --regid G
 ///   --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- program...
 std::vector<std::string> bwrap_argv(const isolation& wanted, const bwrap_request& request);
+
+/// What the child's environment names as its toolchain, to be bound read-only beside the system:
+/// each absolute folder on PATH and LD_LIBRARY_PATH, CUDA_HOME and CUDA_PATH, and the
+/// installation CC and CXX belong to (the folder above their bin/, e.g. /opt/gcc for
+/// /opt/gcc/bin/g++: its libexec and lib come with it). Paths only; existence is checked later.
+std::vector<std::string> toolchain_paths(const std::map<std::string, std::string>& env);
 
 /// The CUDA device nodes present on this machine: /dev/nvidia*, /dev/nvidia-caps.
 std::vector<std::string> cuda_devices();

@@ -128,6 +128,18 @@ TEST_F(bwrap_plan_test, ends_with_the_filter_and_the_user_switch) {
   EXPECT_GT(child_lift_floor, bwrap_seccomp_fd);
 }
 
+TEST(bwrap_toolchain, binds_what_the_environment_names) {
+  auto const paths = toolchain_paths({{"PATH", "/opt/venv/bin::relative:/usr/bin"},
+                                      {"LD_LIBRARY_PATH", "/opt/cuda/lib64"},
+                                      {"CUDA_HOME", "/usr/local/cuda"},
+                                      {"CC", "/opt/gcc/bin/gcc"},
+                                      {"CXX", "/opt/llvm/clang++"},
+                                      {"HOME", "/home/someone"}});
+  std::vector<std::string> const expected{"/opt/venv/bin", "/usr/bin", "/opt/cuda/lib64", "/usr/local/cuda", "/opt/gcc", "/opt/llvm"};
+  EXPECT_EQ(paths, expected);
+  EXPECT_TRUE(toolchain_paths({{"CC", "gcc"}}).empty()); // looked up on PATH: nothing of its own
+}
+
 TEST_F(bwrap_plan_test, keeps_the_network_namespace_when_asked) {
   auto shared = wanted();
   shared.new_net_ns = false;
