@@ -35,6 +35,9 @@ std::optional<outcome> process_outcome(const job_context& ctx, const candidate_r
   const auto& p = run.process;
   if (p.end == sandbox::process_end::failed_to_start)
     return outcome{verdict::crashed, "the runner could not start: " + p.error};
+  // A cap of the sandbox reached (the work folder, memory, processes): the excess is gone and the
+  // run was not the solution's own; whatever else it reported, it ends here.
+  if (!p.limit_exceeded.empty()) return outcome{verdict::runtime_error, "exceeded a sandbox limit: " + p.limit_exceeded};
   if (p.end == sandbox::process_end::timed_out)
     return outcome{verdict::timeout, sandbox::describe(p) + (run.events.last_event.empty() ? "" : " after event '" + run.events.last_event + "'")};
   if (const auto& e = run.events.error) {

@@ -240,6 +240,14 @@ TEST_F(judge_fixture, the_candidates_own_no_call_batch_only_ever_lowers_the_over
   EXPECT_NEAR(j.details["outside_clock"][0]["overhead_ms"].get<double>(), 1.0, 1e-9);
 }
 
+TEST_F(judge_fixture, a_sandbox_limit_reached_is_a_runtime_error_whatever_else_passed) {
+  candidate_outputs({1, 2, 3});
+  m_run.process.limit_exceeded = "its work folder held 1.6 GiB, past the 1 GiB cap (the excess was removed)";
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::runtime_error);
+  EXPECT_NE(j.result.reason.find("exceeded a sandbox limit: its work folder held 1.6 GiB"), std::string::npos) << j.result.reason;
+}
+
 TEST_F(judge_fixture, an_honest_record_within_the_outside_clock_passes) {
   candidate_outputs({1, 2, 3});
   outside_batch({1, 2, 3}, 0.9); // slower in the batch than timed (cold data), within the allowance
