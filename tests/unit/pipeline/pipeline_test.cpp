@@ -214,17 +214,19 @@ bool has_finding(const detail::judgement& j, const std::string& pattern) {
 TEST_F(judge_fixture, a_record_faster_than_the_outside_clock_allows_is_rejected) {
   candidate_outputs({1, 2, 3});
   candidate_timing(timing_json(0.05)); // the whole channel's record forged: 40x over eager
+  outside_batch({1, 2, 3}, 2.0);        // what a call costs
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_TRUE(has_finding(j, "T4")) << j.result.reason;
-  EXPECT_NE(j.result.reason.find("orchestrator's clock saw 0.5 ms per call over 2 calls"), std::string::npos) << j.result.reason;
+  EXPECT_NE(j.result.reason.find("orchestrator's clock saw 2 ms per call over 2 calls"), std::string::npos) << j.result.reason;
   ASSERT_EQ(j.details["outside_clock"].size(), 1u);
-  EXPECT_NEAR(j.details["outside_clock"][0]["per_call_ms"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR(j.details["outside_clock"][0]["per_call_ms"].get<double>(), 2.0, 1e-9);
 }
 
 TEST_F(judge_fixture, the_candidates_own_no_call_batch_only_ever_lowers_the_overhead) {
   candidate_outputs({1, 2, 3});
   candidate_timing(timing_json(0.05)); // forged
+  outside_batch({1, 2, 3}, 2.0);
   // A no-call batch slowed to 50 ms would hide every call; the reference's 1 ms stands.
   m_run.outside.batches.push_back({0, "overhead", 2, 50.0, true});
   EXPECT_EQ(judge().result.v, verdict::rejected);
