@@ -58,10 +58,13 @@ std::optional<shape_batches> batches_of(guard::run_evidence& e, const candidate_
     e.unavailable.push_back("the reference's outside-clock batches for shape " + shape);
     return std::nullopt;
   }
-  // The candidate's own no-call batch, timed beside its batch, only ever lowers the overhead: a
-  // process that slows it gains nothing, one that skips its work only counts its calls dearer.
+  // The candidate's own no-call batch, timed beside its batch under the same load and the same
+  // sandbox, is its overhead, up to guard::k_outside_own_overhead_cap times the reference's: a
+  // process that slows it hides at most that much, one that skips its work only counts its calls
+  // dearer. (A sandboxed process moved the same files 3x slower than the reference on the CPU host.)
   double overhead_ms = cost->first;
-  if (const auto mine = find_batch(run.outside, shape_idx, "overhead")) overhead_ms = std::min(overhead_ms, mine->wall_ms);
+  if (const auto mine = find_batch(run.outside, shape_idx, "overhead"))
+    overhead_ms = std::min(mine->wall_ms, guard::k_outside_own_overhead_cap * cost->first);
   return shape_batches{*candidate, *own, overhead_ms, cost->first, cost->second};
 }
 

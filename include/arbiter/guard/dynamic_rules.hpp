@@ -72,6 +72,8 @@ inline constexpr double k_outside_floor_ms = 0.5;
 /// overhead is allowed as noise too (the red-team runs on a 2-core host under a parallel build saw
 /// no-call batches of one shape from 12 to 170 ms).
 inline constexpr double k_outside_overhead_noise = 0.25;
+/// The candidate's own no-call batch counts as its overhead up to this many times the reference's.
+inline constexpr double k_outside_own_overhead_cap = 4.0;
 
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)

@@ -223,23 +223,19 @@ TEST_F(judge_fixture, a_record_faster_than_the_outside_clock_allows_is_rejected)
   EXPECT_NEAR(j.details["outside_clock"][0]["per_call_ms"].get<double>(), 2.0, 1e-9);
 }
 
-TEST_F(judge_fixture, the_candidates_own_no_call_batch_only_ever_lowers_the_overhead) {
+TEST_F(judge_fixture, the_candidates_own_no_call_batch_is_its_overhead_up_to_a_cap) {
   candidate_outputs({1, 2, 3});
-  candidate_timing(timing_json(0.05)); // forged
-  outside_batch({1, 2, 3}, 2.0);
-  // A no-call batch slowed to 50 ms would hide every call; the reference's 1 ms stands.
-  m_run.outside.batches.push_back({0, "overhead", 2, 50.0, true});
-  EXPECT_EQ(judge().result.v, verdict::rejected);
-  // The reference ran on a busy machine (its no-call batches at 3 ms, more than the whole
-  // candidate batch): the candidate's own 1 ms no-call batch keeps the clock's resolution.
-  detail::outside_record busy;
-  busy.batches = {{0, "reference", 2, 7.0, true}, {0, "overhead0", 2, 3.0, true}, {0, "overhead1", 2, 3.1, true},
-                  {0, "overhead2", 2, 3.2, true}};
-  detail::write_outside(ref() / "outside.json", busy);
-  m_run.outside.batches.back().wall_ms = 1.0;
+  // Honest, in a sandbox that moves files 3x slower than the reference's process: its own 3 ms
+  // no-call batch is the yardstick, and 0.5 ms a call is what it claimed.
+  m_run.outside.batches = {{0, "candidate", 2, 3.0 + 2 * 0.5, true}, {0, "overhead", 2, 3.0, true}};
+  EXPECT_EQ(judge().result.v, verdict::passed);
+  // Forged, its no-call batch slowed to 50 ms to hide the calls: it counts as 4x the reference's
+  // 1 ms, and the 5 ms calls still show.
+  candidate_timing(timing_json(0.05));
+  m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * 5.0, true}, {0, "overhead", 2, 50.0, true}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
-  EXPECT_NEAR(j.details["outside_clock"][0]["overhead_ms"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(j.details["outside_clock"][0]["overhead_ms"].get<double>(), 4.0, 1e-9);
 }
 
 TEST_F(judge_fixture, a_sandbox_limit_reached_is_a_runtime_error_whatever_else_passed) {
