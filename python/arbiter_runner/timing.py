@@ -29,7 +29,7 @@ class Capture:
     def after(self, call_idx, out):
         self.last = (call_idx, out)
         if len(self.kept) < self.limit and _CHOOSER.random() < self.probability:
-            self.kept.append((call_idx, _cloned(out)))
+            self.kept.append((call_idx, cloned_outputs(out)))
 
     def tampered(self):
         """Dotted names of what was changed on this capture while the timed calls ran: attributes it
@@ -42,11 +42,11 @@ class Capture:
     def finish(self):
         """Every capture, the last call's included (cloned now that no call can overwrite it)."""
         if self.last is not None and all(idx != self.last[0] for idx, _ in self.kept):
-            self.kept.append((self.last[0], _cloned(self.last[1])))
+            self.kept.append((self.last[0], cloned_outputs(self.last[1])))
         return self.kept
 
 
-def _cloned(out):
+def cloned_outputs(out):
     values = out if isinstance(out, (tuple, list)) else [out]
     return [torch.Tensor.clone(v) if isinstance(v, torch.Tensor) else v for v in values]
 

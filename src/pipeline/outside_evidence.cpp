@@ -103,8 +103,8 @@ void outside_evidence(guard::run_evidence& e, const job_context& ctx, const cata
     guard::outside_check check{shape, b->candidate.calls, per_call(b->candidate, b->overhead_ms), *claimed, 0, 0};
     const double reference_per_call = per_call(b->reference, b->reference_overhead_ms);
     check.allowed_ratio = std::max(guard::k_outside_min_ratio, guard::k_outside_ref_factor * reference_per_call / *reference_claimed);
-    check.slack_ms = (b->spread_ms + guard::k_outside_overhead_noise * b->overhead_ms + guard::k_outside_floor_ms) /
-                     std::max(check.calls, 1);
+    check.slack_ms = (b->spread_ms + guard::k_outside_overhead_noise * b->overhead_ms) / std::max(check.calls, 1) +
+                     guard::k_outside_floor_ms;
     e.outside.push_back(check);
     details["outside_clock"].push_back({{"shape", shape}, {"calls", check.calls}, {"wall_ms", b->candidate.wall_ms},
                                         {"overhead_ms", b->overhead_ms}, {"overhead_spread_ms", b->spread_ms},
