@@ -14,7 +14,7 @@ import os
 from . import problem, tensors
 from .bundle import read_bundle, write_bundle
 from .phases import phase, shape_path
-from .timing import cloned_outputs
+from .timing import cloned_outputs, harness_stream
 
 # A batch's input sets hold at most this many bytes (at least one set, at most MAX_CALLS).
 BATCH_BYTES = 256 << 20
@@ -65,8 +65,11 @@ def run_batch(job, runtime, events, clock, shape_idx, label, call, set_bytes):
     # Each call's outputs cloned as it returns (as the timed captures are), in every batch alike: a
     # solution that reuses one output buffer per shape is legal, and its last call must not
     # overwrite the earlier ones.
-    outputs = [cloned_outputs(call(set_idx, inputs)) for set_idx, inputs in enumerate(input_sets)]
-    tensors.synchronize(device)
+    # In a probe window of its own (label "outside"): the batch's kernels are not work escaping
+    # the timed windows.
+    with runtime.probe_window("outside", shape_idx, 0, harness_stream(device)):
+        outputs = [cloned_outputs(call(set_idx, inputs)) for set_idx, inputs in enumerate(input_sets)]
+        tensors.synchronize(device)
     for set_idx, out in enumerate(outputs):
         write_bundle(runtime, os.path.join(clock.dir, "out", str(shape_idx), label, f"{set_idx}.arbb"),
                      tensors.normalise_outputs(out))
