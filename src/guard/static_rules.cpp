@@ -2,6 +2,8 @@
 // severity, some only under the problem's [rules] (streams, graphs, libraries, forbid, languages).
 #include "arbiter/guard/static_rules.hpp"
 
+#include "arbiter/common/json_field.hpp"
+
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -56,7 +58,7 @@ std::vector<fact> read_facts(const nlohmann::json& doc) {
   if (!doc.is_object() || !doc.contains("facts") || !doc["facts"].is_array()) return out;
   for (const auto& f : doc["facts"])
     if (f.is_object())
-      out.push_back({f.value("kind", ""), f.value("what", ""), f.value("where", ""), f.value("function", "")});
+      out.push_back({string_or(f, "kind"), string_or(f, "what"), string_or(f, "where"), string_or(f, "function")});
   return out;
 }
 

@@ -1,6 +1,6 @@
 #include "detail/events.hpp"
 
-#include "arbiter/common/frames.hpp"
+#include "arbiter/common/json_field.hpp"
 
 #include <cstdint>
 #include <fstream>
@@ -10,7 +10,7 @@ namespace arbiter::pipeline::detail {
 namespace {
 
 void apply(runner_events& events, const nlohmann::json& record) {
-  const std::string name = record.value("event", "");
+  const std::string name = string_or(record, "event"); // a frame's object, whatever it holds
   if (events.done) ++events.after_done;
   events.last_event = name;
   if (name == "start") {
@@ -39,9 +39,12 @@ void apply(runner_events& events, const nlohmann::json& record) {
 } // namespace
 
 runner_events read_events(const std::filesystem::path& file) {
-  runner_events events;
   std::ifstream in(file, std::ios::binary);
-  const frame_stream frames = read_frames(in);
+  return events_of(read_frames(in));
+}
+
+runner_events events_of(const frame_stream& frames) {
+  runner_events events;
   for (const auto& record : frames.events) apply(events, record);
   events.fault = frames.fault;
   events.torn = frames.torn_tail;

@@ -1,6 +1,5 @@
 #include "detail/judge.hpp"
 
-#include "arbiter/common/json_number.hpp"
 #include "arbiter/guard/static_rules.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
@@ -11,8 +10,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
-#include <limits>
 #include <optional>
 
 namespace arbiter::pipeline::detail {
@@ -147,47 +144,6 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candi
 }
 
 } // namespace
-
-namespace {
-
-// A field the runtime writes as null when it has no finite value (rel_noise of fewer than two
-// samples, a median of zero: the stream-hold fallback of a call that synchronises; no clock read)
-// reads as none, or as fallback.
-double number_or(const nlohmann::json& doc, const char* key, double fallback) {
-  return number_at(doc, key).value_or(fallback);
-}
-
-} // namespace
-
-std::optional<nlohmann::json> channel_record(const runner_events& events, std::size_t shape_idx) {
-  const auto found = shape_events(events.timings, shape_idx);
-  if (found.empty() || !found.front()->contains("record")) return std::nullopt;
-  return found.front()->at("record");
-}
-
-nlohmann::json read_timing_json(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) return nlohmann::json(nlohmann::json::value_t::discarded);
-  return nlohmann::json::parse(in, nullptr, false);
-}
-
-std::optional<store::measurement_record> timing_record(const nlohmann::json& t) {
-  if (t.is_discarded() || !t.is_object() || !t.contains("median_ms")) return std::nullopt;
-  store::measurement_record m;
-  m.clock = t.value("clock", "");
-  m.median_ms = number_or(t, "median_ms", 0.0);
-  m.p10_ms = number_or(t, "p10_ms", 0.0);
-  m.p90_ms = number_or(t, "p90_ms", 0.0);
-  m.mean_ms = number_or(t, "mean_ms", 0.0);
-  m.rel_noise = number_or(t, "rel_noise", std::numeric_limits<double>::infinity()); // unknown: no bound
-  m.samples = static_cast<std::int64_t>(number_or(t, "samples", 0));
-  m.method = t.value("method", "");
-  m.host_median_ms = number_at(t, "host_median_ms");
-  m.throttled = static_cast<std::int64_t>(number_or(t, "throttled_samples", 0));
-  m.sm_clock_mhz = number_at(t, "sm_clock_mhz");
-  m.power_capped = static_cast<std::int64_t>(number_or(t, "power_capped_samples", 0));
-  return m;
-}
 
 namespace {
 

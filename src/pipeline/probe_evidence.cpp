@@ -4,6 +4,7 @@
 #include "detail/probe_evidence.hpp"
 
 #include "arbiter/common/file.hpp"
+#include "arbiter/common/json_field.hpp"
 #include "arbiter/probe/signature.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "detail/judge.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 nlohmann::json parse_evidence(const std::string& text) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (!doc.is_object() || doc.value("version", 0) != 1) return nlohmann::json(nlohmann::json::value_t::discarded);
+  if (!doc.is_object() || integer_or<std::int64_t>(doc, "version", 0) != 1) return nlohmann::json(nlohmann::json::value_t::discarded);
   return doc;
 }
 
@@ -46,8 +47,8 @@ std::vector<std::string> library_kernel_names(const nlohmann::json& doc) {
   const auto kernels = doc.find("kernels");
   if (kernels == doc.end() || !kernels->is_array()) return names;
   for (const auto& k : *kernels) {
-    if (!k.is_object() || k.value("window", std::int64_t{-1}) < 0) continue;
-    const std::string name = k.value("name", "");
+    if (!k.is_object() || integer_or<std::int64_t>(k, "window", -1) < 0) continue;
+    const std::string name = string_or(k, "name");
     if (!guard::library_kernel(name) || std::find(names.begin(), names.end(), name) != names.end()) continue;
     names.push_back(name);
     if (names.size() == guard::k_library_names) break;
@@ -66,8 +67,8 @@ std::map<std::string, std::vector<const nlohmann::json*>> windows_of(const nlohm
   const auto windows = doc.find("windows"); // pointers into doc itself, never into a copy
   if (windows == doc.end() || !windows->is_array()) return by_label;
   for (const auto& w : *windows)
-    if (w.is_object() && w.value("group", std::int64_t{-1}) == static_cast<std::int64_t>(shape_idx))
-      by_label[w.value("label", "")].push_back(&w);
+    if (w.is_object() && integer_or<std::int64_t>(w, "group", -1) == static_cast<std::int64_t>(shape_idx))
+      by_label[string_or(w, "label")].push_back(&w);
   return by_label;
 }
 
@@ -181,7 +182,7 @@ void check_sample_indices(const std::vector<const nlohmann::json*>& samples, gua
   if (!s.expected_samples) return;
   std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(*s.expected_samples, 0)), false);
   for (const auto* w : samples) {
-    const auto index = w->value("index", std::int64_t{-1});
+    const auto index = integer_or<std::int64_t>(*w, "index", -1);
     if (index < 0 || index >= static_cast<std::int64_t>(seen.size()) || seen[static_cast<std::size_t>(index)]) ++s.sample_indices_extra;
     else seen[static_cast<std::size_t>(index)] = true;
   }
@@ -191,9 +192,10 @@ void check_sample_indices(const std::vector<const nlohmann::json*>& samples, gua
 /// Kernels outside every window whose window before was a timed one of the shape.
 void count_outside(const nlohmann::json& doc, std::size_t shape_idx, guard::probe_shape& s) {
   const auto outside = doc.value("outside_windows", nlohmann::json::object());
-  for (const auto& gap : outside.value("after", nlohmann::json::array())) {
-    if (!gap.is_object() || !timed(gap.value("label", "")) ||
-        gap.value("group", std::int64_t{-1}) != static_cast<std::int64_t>(shape_idx))
+  const auto after = outside.is_object() ? outside.value("after", nlohmann::json::array()) : nlohmann::json::array();
+  for (const auto& gap : after) {
+    if (!gap.is_object() || !timed(string_or(gap, "label")) ||
+        integer_or<std::int64_t>(gap, "group", -1) != static_cast<std::int64_t>(shape_idx))
       continue;
     s.outside_timed_kernels += number(gap, "kernels");
     s.outside_timed_busy_ns += number(gap, "busy_ns");
@@ -232,7 +234,7 @@ nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows, 
     launches.push_back(static_cast<double>(number(*w, "launches")));
     for (const auto& id : w->value("streams", nlohmann::json::array()))
       if (id.is_number_unsigned()) streams.insert(id.get<std::uint64_t>());
-    threads = std::max(threads, w->value("threads", std::int64_t{0}));
+    threads = std::max(threads, integer_or<std::int64_t>(*w, "threads", 0));
   }
   nlohmann::json out{{"windows", windows.size()}, {"kernels_median", score::median(kernels)},
                      {"launches_median", score::median(launches)}, {"streams", streams}, {"threads_max", threads}};
@@ -278,7 +280,7 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
   for (const auto* w : it->second) {
     const std::uint64_t span = number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0 ? number(*w, "span_ns") : 0;
     all_ns.push_back(span);
-    if (!std::binary_search(dropped.begin(), dropped.end(), w->value("index", std::int64_t{-1}))) kept_ns.push_back(span);
+    if (!std::binary_search(dropped.begin(), dropped.end(), integer_or<std::int64_t>(*w, "index", -1))) kept_ns.push_back(span);
   }
   const std::uint64_t step = timer_step_ns(doc);
   auto all = span_stats_of(std::move(all_ns), step);
@@ -299,8 +301,8 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
                                   const runner_events& events, const catalog::rules& rule, const nlohmann::json& ref_doc) {
   guard::probe_evidence e;
   e.expected = e.present = true;
-  e.complete = doc.value("totals", nlohmann::json::object()).value("dropped_records", 0) == 0;
-  e.graph_launches = doc.value("graphs", nlohmann::json::object()).value("launched", std::uint64_t{0});
+  e.complete = integer_or<std::int64_t>(doc.value("totals", nlohmann::json::object()), "dropped_records", 0) == 0;
+  e.graph_launches = integer_or<std::uint64_t>(doc.value("graphs", nlohmann::json::object()), "launched", 0);
   e.extra_streams = rule.extra_streams;
   e.cuda_graphs = rule.cuda_graphs;
   e.libraries = rule.libraries;
@@ -332,10 +334,10 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
   nlohmann::json out{{"status", "enabled"},
                      {"totals", doc.value("totals", nlohmann::json::object())},
                      {"graphs", doc.value("graphs", nlohmann::json::object())},
-                     {"contexts", doc.value("contexts", 0)},
-                     {"modules_loaded", doc.value("modules_loaded", 0)},
+                     {"contexts", integer_or<std::int64_t>(doc, "contexts", 0)},
+                     {"modules_loaded", integer_or<std::int64_t>(doc, "modules_loaded", 0)},
                      {"streams_created", doc.value("streams_created", nlohmann::json::array()).size()},
-                     {"threads_max", doc.value("threads_max", 0)},
+                     {"threads_max", integer_or<std::int64_t>(doc, "threads_max", 0)},
                      {"outside_windows", doc.value("outside_windows", nlohmann::json::object())},
                      {"errors", doc.value("errors", nlohmann::json::array())},
                      {"witness", doc.value("witness", nlohmann::json::object())},

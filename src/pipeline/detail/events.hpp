@@ -4,6 +4,8 @@
 /// torn last frame is left out, never an error; anything else out of place is a fault the guard
 /// reads as a forged channel. For a candidate it is the channel the orchestrator stored itself
 /// (sandbox::process_spec::channel_path).
+#include "arbiter/common/frames.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -34,6 +36,9 @@ struct runner_events {
 };
 
 runner_events read_events(const std::filesystem::path& file);
+
+/// The events of a decoded channel (read_events without the file).
+runner_events events_of(const frame_stream& frames);
 
 /// The events of `events` (one of the arrays above) whose shape_idx is `shape_idx`, in order.
 std::vector<const nlohmann::json*> shape_events(const nlohmann::json& events, std::size_t shape_idx);

@@ -58,6 +58,16 @@ TEST(static_rules, facts_that_could_not_be_had_fail_closed) {
   EXPECT_TRUE(static_findings(facts_of({}), rules).empty());
 }
 
+TEST(static_rules, members_of_the_wrong_type_read_as_empty) {
+  // fuzz/regressions/facts: nlohmann's value() threw on a kind that is not a string.
+  const auto doc = nlohmann::json::parse(
+      R"({"facts": [{"kind": 1, "what": null, "where": [], "function": {}}, {"kind": "thread", "what": 5}]})");
+  std::vector<finding> found;
+  ASSERT_NO_THROW(found = static_findings(doc, catalog::rules{}));
+  ASSERT_TRUE(has(found, "T2", severity::reject)); // the thread fact still counts
+  EXPECT_NE(found.back().evidence.find("'' at "), std::string::npos) << found.back().evidence;
+}
+
 TEST(static_rules, streams_graphs_and_libraries_follow_the_rules) {
   catalog::rules strict;
   const auto doc = facts_of({{"stream", "torch.cuda.Stream"}, {"graph", "torch.cuda.CUDAGraph"}, {"library", "torch.matmul"}});
