@@ -43,7 +43,8 @@ nlohmann::json to_json(const environment& env) {
         {"seccomp_note", env.sandbox.seccomp_note},
         {"cgroup", env.sandbox.cgroup},
         {"cgroup_parent", env.sandbox.cgroup_parent},
-        {"cgroup_controllers", env.sandbox.cgroup_controllers}}},
+        {"cgroup_controllers", env.sandbox.cgroup_controllers},
+        {"cgroup_v1", env.sandbox.cgroup_v1}}},
   };
 }
 
@@ -72,17 +73,20 @@ std::string gpu_line(const gpu_info& gpu) {
                      gpu.cc_major, gpu.cc_minor);
 }
 
-/// "sandbox: bubblewrap (allow-list root), seccomp, cgroup v2 at P (controllers: ...)", with why
-/// for each layer this machine does without.
+/// "sandbox: bubblewrap (allow-list root), seccomp, cgroup v2 at P (controllers: ...; without v2
+/// controller: cpu: v1 at Q, ...)", with why for each layer this machine does without.
 std::string sandbox_line(const sandbox::host_isolation& host) {
   if (!host.root) return "sandbox: none (arbiter is not root: candidates run unisolated)";
   std::string line = host.engine == "bubblewrap" ? "sandbox: bubblewrap (allow-list root)"
                                                  : fmt::format("sandbox: native (deny-list view; {})", host.engine_note);
   line += host.seccomp ? ", seccomp" : fmt::format(", no seccomp ({})", host.seccomp_note);
-  if (!host.cgroup) return line + fmt::format(", no cgroup ({}; survivors die with the PID namespace)", host.cgroup_parent);
+  std::string v1; // the limits the v2 lacks, and where they come from instead
+  for (auto const& entry : host.cgroup_v1) v1 += (v1.empty() ? "" : ", ") + entry;
+  if (!v1.empty()) v1 = "; without v2 controller: " + v1;
+  if (!host.cgroup) return line + fmt::format(", no cgroup v2 ({}; survivors die with the PID namespace{})", host.cgroup_parent, v1);
   std::string controllers;
   for (auto const& name : host.cgroup_controllers) controllers += (controllers.empty() ? "" : " ") + name;
-  return line + fmt::format(", cgroup v2 at {} (controllers: {})", host.cgroup_parent, controllers.empty() ? "none" : controllers);
+  return line + fmt::format(", cgroup v2 at {} (controllers: {}{})", host.cgroup_parent, controllers.empty() ? "none" : controllers, v1);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "detail/judge.hpp"
 
+#include "arbiter/guard/process_rules.hpp"
 #include "arbiter/guard/static_rules.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
@@ -168,6 +169,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
   j.findings = guard::static_findings(run.facts, problem.rule);
+  if (auto survivors = guard::survivor_finding(run.process.survivors)) j.findings.push_back(std::move(*survivors));
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   evidence.work = work_checks(ctx, run.events, j.measurements);
   evidence.clocks = clock_spans(ctx, run.events);
@@ -191,7 +193,8 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
   j.details["runner"] = run.events.start;
   j.details["weights"] = run.events.weights;
   j.details["process"] = {{"description", sandbox::describe(run.process)}, {"wall_s", run.process.wall_s},
-                          {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated}};
+                          {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated},
+                          {"survivors", run.process.survivors}};
   if (run.events.error) j.details["error"] = *run.events.error;
   const candidate_evidence probe = candidate_probe(run, eval_dir);
   // Every bundle of the judgement is read once: a case's expected outputs serve the case, its

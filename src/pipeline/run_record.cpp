@@ -40,7 +40,7 @@ nlohmann::json process_json(const sandbox::process_result& p) {
           {"gated_s", p.gated_s},             {"isolation_applied", p.isolation_applied},
           {"isolation_note", p.isolation_note}, {"isolation_engine", p.isolation_engine},
           {"isolation_layers", p.isolation_layers}, {"isolation_missing", p.isolation_missing},
-          {"limit_exceeded", p.limit_exceeded}};
+          {"limit_exceeded", p.limit_exceeded}, {"survivors", p.survivors}};
 }
 
 /// Reads one key of run.json's objects, naming the file and the key (dotted from the top) when it
@@ -96,6 +96,8 @@ sandbox::process_result process_from(const record_reader& in, const nlohmann::js
   p.isolation_layers = in.get<std::vector<std::string>>(doc, "isolation_layers");
   p.isolation_missing = in.get<std::string>(doc, "isolation_missing");
   p.limit_exceeded = in.get<std::string>(doc, "limit_exceeded");
+  // Recorded since survivors were looked for; a record from before has none to give.
+  if (doc.contains("survivors")) p.survivors = in.get<std::vector<std::string>>(doc, "survivors");
   return p;
 }
 

@@ -96,7 +96,11 @@ std::vector<std::string> cuda_devices() {
 }
 
 std::vector<std::string> bwrap_argv(const isolation& wanted, const bwrap_request& request) {
-  std::vector<std::string> argv{request.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+  // No --die-with-parent: it ties the namespace's init to bwrap's outer process, which ends as soon
+  // as the program does, so every process left in the namespace would die before the supervisor
+  // could see it (process_result::survivors). The outer process dies with arbiter all the same
+  // (child_launch sets its parent-death signal), and the init, in the supervised group, with it.
+  std::vector<std::string> argv{request.bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                                 "--hostname", "arbiter-sandbox"};
   if (wanted.new_net_ns) argv.push_back("--unshare-net");
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev"});

@@ -215,7 +215,8 @@ void child_redirect(int output_fd, int channel, int gate, int report_fd) {
 
 /// The descriptors the child keeps until exec, lifted clear of everything it places.
 struct child_fds {
-  int output = -1, channel = -1, gate = -1, cgroup = -1, seccomp = -1, report = -1;
+  int output = -1, channel = -1, gate = -1, seccomp = -1, report = -1;
+  cgroup_procs_fds cgroups = no_cgroup(); ///< each folder's cgroup.procs, -1 where none
 };
 
 /// Keeps only `keep` (moved to descriptor 3) besides stdio: a process that never execs would
@@ -286,6 +287,7 @@ void child_start_init(child_fds& fds) {
 [[noreturn]] void child_exec_bubblewrap(exec_plan& plan, const child_fds& fds) {
   child_redirect(fds.output, fds.channel, fds.gate, fds.report);
   if (fds.seccomp >= 0 && ::dup2(fds.seccomp, bwrap_seccomp_fd) < 0) child_fail(fds.report, child_step::redirect, errno);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL); // arbiter gone: bwrap's outer process too (no --die-with-parent, bwrap_plan)
   ::execve(plan.bwrap_argv[0], plan.bwrap_argv.data(), plan.envp.data());
   child_fail(fds.report, child_step::exec, errno);
 }
@@ -293,7 +295,8 @@ void child_start_init(child_fds& fds) {
 [[noreturn]] void child_main(exec_plan& plan, child_fds fds) {
   int const lowest = child_lift_floor; // clear of 0..5 (stdio, channel, gate, clock) and bwrap_seccomp_fd
   fds.report = child_lift_fd(fds.report, lowest, fds.report);
-  for (int* fd : {&fds.output, &fds.channel, &fds.gate, &fds.cgroup, &fds.seccomp}) *fd = child_lift_fd(*fd, lowest, fds.report);
+  for (int* fd : {&fds.output, &fds.channel, &fds.gate, &fds.seccomp}) *fd = child_lift_fd(*fd, lowest, fds.report);
+  for (int& fd : fds.cgroups) fd = child_lift_fd(fd, lowest, fds.report);
   int const report_fd = fds.report;
   int const output_fd = fds.output;
   int const channel = fds.channel;
@@ -307,7 +310,8 @@ void child_start_init(child_fds& fds) {
     }
   }
   // Into the evaluation's cgroup before anything else starts: every descendant is born in it.
-  if (fds.cgroup >= 0 && ::write(fds.cgroup, "0", 1) != 1) child_note(report_fd, child_step::cgroup_join, errno);
+  for (int const fd : fds.cgroups)
+    if (fd >= 0 && ::write(fd, "0", 1) != 1) child_note(report_fd, child_step::cgroup_join, errno);
   if (plan.bubblewrap) child_exec_bubblewrap(plan, fds);
   // cwd only after the mounts (a folder entered before them would still reach what they hide)
   // and as the sandbox user (who must be able to enter it).
@@ -454,7 +458,8 @@ launch_result not_started(std::string why) {
 
 } // namespace
 
-launch_result launch_child(const process_spec& spec, int output_fd, int channel, int gate, int cgroup_procs) {
+launch_result launch_child(const process_spec& spec, int output_fd, int channel, int gate,
+                           const cgroup_procs_fds& cgroup_procs) {
   if (spec.argv.empty() || spec.argv.front().empty()) return not_started("argv is empty");
   exec_plan plan;
   try {
@@ -474,7 +479,7 @@ launch_result launch_child(const process_spec& spec, int output_fd, int channel,
   unique_fd report_write(report[1]);
   pid_t const pid = ::fork();
   if (pid < 0) return not_started(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) child_main(plan, {output_fd, channel, gate, cgroup_procs, seccomp.get(), report_write.get()});
+  if (pid == 0) child_main(plan, {output_fd, channel, gate, seccomp.get(), report_write.get(), cgroup_procs});
   report_write.reset();
   seccomp.reset();
   child_record failure;

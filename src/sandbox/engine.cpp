@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -137,6 +138,13 @@ const host_isolation& describe_host_isolation() {
     if (!parent.empty()) {
       std::ifstream controllers(parent + "/cgroup.controllers");
       for (std::string name; controllers >> name;) described.cgroup_controllers.push_back(name);
+    }
+    for (const char* controller : detail::k_v1_controllers) {
+      auto const& v2 = described.cgroup_controllers;
+      if (std::find(v2.begin(), v2.end(), controller) != v2.end()) continue;
+      std::string v1_why;
+      std::string const v1 = detail::cgroup_v1_parent(controller, v1_why);
+      described.cgroup_v1.push_back(std::string(controller) + ": " + (v1.empty() ? "none (" + v1_why + ")" : "v1 at " + v1));
     }
     return described;
   }();

@@ -4,6 +4,7 @@
 #include "detail/child_launch.hpp"
 #include "detail/output_capture.hpp"
 #include "detail/supervisor.hpp"
+#include "detail/survivors.hpp"
 #include "detail/unique_fd.hpp"
 #include "detail/work_cap.hpp"
 
@@ -121,7 +122,7 @@ std::unique_ptr<launched_child> launch(const process_spec& spec, int gate = -1) 
     launched.error = output.error.empty() ? channel->error : output.error;
   } else {
     launched = detail::launch_child(spec, output.write_end.get(), channel ? channel->write_end.get() : -1, gate,
-                                    child->cgroup.valid() ? child->cgroup.procs_fd() : -1);
+                                    child->cgroup.procs_fds());
   }
   child->result.isolation_applied = launched.isolated;
   for (auto const& note : launched.notes) add_line(child->result.isolation_note, note);
@@ -151,7 +152,10 @@ std::unique_ptr<launched_child> launch(const process_spec& spec, int gate = -1) 
 process_result supervise(launched_child& child, const process_spec& spec) {
   process_result result = std::move(child.result);
   if (child.pid > 0) {
-    detail::supervisor watcher(child.pid, std::move(child.pipes), spec.timeout_s, spec.kill_grace_s);
+    // Survivors are looked for while they still live: the leader's group, killed next, holds the
+    // sandbox's init, whose end takes the PID namespace down with everything in it.
+    auto const look_for_survivors = [&] { result.survivors = detail::find_survivors(child.cgroup.members(), child.pid); };
+    detail::supervisor watcher(child.pid, std::move(child.pipes), spec.timeout_s, spec.kill_grace_s, look_for_survivors);
     fill_end(result, watcher.run(), spec.timeout_s);
     child.pid = -1;
   }

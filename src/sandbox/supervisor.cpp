@@ -41,9 +41,11 @@ int open_pidfd(pid_t pid) {
 
 } // namespace
 
-supervisor::supervisor(pid_t pid, std::vector<child_pipe> pipes, double timeout_s, double kill_grace_s)
+supervisor::supervisor(pid_t pid, std::vector<child_pipe> pipes, double timeout_s, double kill_grace_s,
+                       std::function<void()> at_leader_exit)
     : m_pid(pid), m_pipes(std::move(pipes)), m_pidfd(open_pidfd(pid)),
-      m_deadline(clock::now() + seconds(timeout_s)), m_grace(seconds(kill_grace_s)) {
+      m_deadline(clock::now() + seconds(timeout_s)), m_grace(seconds(kill_grace_s)),
+      m_at_leader_exit(std::move(at_leader_exit)) {
   ARB_ASSERT(m_pipes.size() <= k_max_pipes);
 }
 
@@ -80,6 +82,7 @@ bool supervisor::leader_has_exited() {
 
 void supervisor::on_leader_exit(clock::time_point now) {
   m_leader_exited = true;
+  if (m_at_leader_exit) m_at_leader_exit();
   signal_group(SIGKILL); // background children must not outlive the evaluation
   m_drain_until = now + drain_limit;
 }

@@ -16,6 +16,9 @@ struct host_isolation {
   bool cgroup = false;        ///< a cgroup v2 folder arbiter can create evaluation cgroups in
   std::string cgroup_parent;  ///< that folder, or why there is none
   std::vector<std::string> cgroup_controllers; ///< those it can delegate (cgroup.controllers)
+  /// Where the limits whose controller the cgroup v2 lacks come from instead (a hybrid host): one
+  /// line per controller, "cpu: v1 at /sys/fs/cgroup/cpu" or "cpuset: none (why)".
+  std::vector<std::string> cgroup_v1;
 };
 
 /// Probes once (bubblewrap is tried on a trivial command) and returns the same answer after.

@@ -44,7 +44,9 @@ enum class isolation_engine : std::uint8_t { automatic, bubblewrap, native };
 /// setresgid + setresuid and PR_SET_NO_NEW_PRIVS; cwd is entered afterwards, as the sandbox user.
 ///
 /// Both engines then load the seccomp filter (seccomp.hpp) and, where the host lets arbiter write
-/// cgroup v2, start the child in a cgroup of its own (cgroup.hpp) that is killed whole at the end.
+/// cgroup v2, start the child in a cgroup of its own (cgroup.hpp) that is killed whole at the end;
+/// a limit whose controller the cgroup v2 lacks (a hybrid host) is written in a folder of the
+/// controller's v1 hierarchy (cpu, cpuset, pids) that the child joins too.
 /// Paths must be absolute; missing hidden, exposed or system paths are left out.
 struct isolation {
   bool enabled = false;
@@ -66,7 +68,7 @@ struct isolation {
   std::vector<std::string> size_capped_paths;
   std::uint64_t max_work_bytes = 0; ///< 0 = no cap
   bool seccomp = true; ///< the system call filter (seccomp.hpp)
-  bool cgroup = true;  ///< a cgroup v2 of its own where the host allows one
+  bool cgroup = true;  ///< a cgroup of its own (v2, v1 folders for what v2 lacks) where the host allows one
   std::string cpus;    ///< cpuset.cpus, e.g. "2" or "0-3"; empty = every core
   double cpu_max_cores = 0;          ///< cpu.max as a number of cores; 0 = no quota
   std::uint64_t memory_max_bytes = 0; ///< memory.max; 0 = no cap
@@ -134,6 +136,11 @@ struct process_result {
   /// its work folder over max_work_bytes (the excess removed), memory.max (OOM kill), pids.max.
   /// Empty when none was.
   std::string limit_exceeded;
+  /// Processes of the evaluation that outlived the runner: alive in its cgroup when the leader
+  /// ended, outside the leader's process group (they left it: setsid, a double fork), a PID
+  /// namespace's own init excepted. Their command lines, read before they were killed. Empty
+  /// without a cgroup.
+  std::vector<std::string> survivors;
 };
 
 /// One line a person can act on: "exited with status 3", "killed by SIGSEGV (signal 11)",
@@ -171,9 +178,9 @@ public:
 /// channel_path, the channel's pipe on descriptor 3 (nothing else open across exec). On timeout the
 /// whole group gets SIGTERM, then SIGKILL after kill_grace_s; when the leader exits, whatever is
 /// left of its group is killed. Without isolation a process that leaves the group (setsid) is out
-/// of reach; with it, the PID namespace ends with the leader (the kernel kills every process in
-/// it) and the evaluation's cgroup, where there is one, is killed whole (cgroup.kill) before
-/// run/finish return. Safe to call from several threads at once.
+/// of reach; with it, the PID namespace ends with the leader's group (the kernel kills every
+/// process in it) and the evaluation's cgroup, where there is one, is killed whole (cgroup.kill)
+/// before run/finish return; what was still alive outside the group is process_result::survivors. Safe to call from several threads at once.
 /// With spec.sandbox.enabled the child is isolated as `isolation` says; a mount that fails after
 /// the namespaces were granted is failed_to_start (never a half-hidden view), while a parent that
 /// is not root, or namespaces or the user switch refused with EPERM, degrade: the child runs

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <vector>
 
 namespace arbiter::sandbox::detail {
@@ -28,8 +29,11 @@ public:
   using clock = std::chrono::steady_clock;
 
   /// `pid` leads its own process group; `pipes` are the read ends of its stdout/stderr pipe and of
-  /// its channel, if any, each drained into its own capture until EOF.
-  supervisor(pid_t pid, std::vector<child_pipe> pipes, double timeout_s, double kill_grace_s);
+  /// its channel, if any, each drained into its own capture until EOF. `at_leader_exit`, when
+  /// given, is called once the leader has exited and before its group is killed (the survivors
+  /// are looked for there).
+  supervisor(pid_t pid, std::vector<child_pipe> pipes, double timeout_s, double kill_grace_s,
+             std::function<void()> at_leader_exit = {});
 
   /// Returns once the leader has been reaped and the group killed. Throws io_error only when the
   /// child cannot be waited for (something else in this process reaped it).
@@ -55,6 +59,7 @@ private:
   bool m_term_sent = false;
   bool m_kill_sent = false;
   bool m_leader_exited = false;
+  std::function<void()> m_at_leader_exit;
 };
 
 } // namespace arbiter::sandbox::detail

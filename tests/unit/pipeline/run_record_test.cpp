@@ -47,6 +47,7 @@ protected:
     run.process.isolation_layers = {"allow-list root", "pid namespace"};
     run.process.isolation_missing = "seccomp: libseccomp not found";
     run.process.limit_exceeded = "work folder over 1 GiB";
+    run.process.survivors = {"python3 -m arbiter_runner candidate job.json"};
     run.facts = {{"version", 1}, {"languages", {"torch"}},
                  {"facts", {{{"kind", "call"}, {"what", "torch.softmax"}, {"where", "kernel.py:7"}, {"function", "forward"}}}}};
     run.sandbox = {{"requested", true}, {"applied", false}, {"uid", 65534}};
@@ -98,6 +99,7 @@ TEST_F(run_record_fixture, a_run_reads_back_as_it_was_written) {
   EXPECT_EQ(p.isolation_layers, (std::vector<std::string>{"allow-list root", "pid namespace"}));
   EXPECT_EQ(p.isolation_missing, "seccomp: libseccomp not found");
   EXPECT_EQ(p.limit_exceeded, "work folder over 1 GiB");
+  EXPECT_EQ(p.survivors, (std::vector<std::string>{"python3 -m arbiter_runner candidate job.json"}));
   EXPECT_EQ(back.run.facts, run.facts);
   EXPECT_EQ(back.run.sandbox, run.sandbox);
   EXPECT_EQ(back.run.probe, "enabled");
@@ -119,6 +121,16 @@ TEST_F(run_record_fixture, every_process_end_reads_back) {
     EXPECT_EQ(back.run.process.end, end);
     EXPECT_EQ(back.run.process.error, run.process.error);
   }
+}
+
+TEST_F(run_record_fixture, a_record_from_before_survivors_were_looked_for_reads_as_none) {
+  detail::write_run_record(m_dir, detail::make_run_record(context(), finished_run(), "/r"));
+  const fs::path file = m_dir / detail::k_run_record_file;
+  std::ifstream in(file);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["process"].erase("survivors");
+  write_text(doc.dump());
+  EXPECT_TRUE(detail::read_run_record(m_dir).run.process.survivors.empty());
 }
 
 TEST_F(run_record_fixture, a_missing_file_is_an_io_error) {

@@ -62,8 +62,11 @@ TEST_F(bwrap_plan_test, opens_with_namespaces_and_a_fresh_proc_and_dev) {
   auto const argv = bwrap_argv(wanted(), request());
   ASSERT_FALSE(argv.empty());
   EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
-  for (const char* flag : {"--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"})
+  for (const char* flag : {"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"})
     EXPECT_GE(find(argv, {flag}), 0) << flag;
+  // Not --die-with-parent: the namespace's init must outlive bwrap's outer process until the
+  // supervisor has looked for survivors; it dies with the supervised group.
+  EXPECT_EQ(find(argv, {"--die-with-parent"}), -1);
   EXPECT_GE(find(argv, {"--proc", "/proc"}), 0);
   EXPECT_GE(find(argv, {"--dev", "/dev"}), 0);
   EXPECT_GE(find(argv, {"--dev-bind-try", "/dev/nvidia0", "/dev/nvidia0"}), 0);
