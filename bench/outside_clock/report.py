@@ -1,6 +1,6 @@
 """The outside clock's account of every evaluation in results databases: per shape, the batch's
-per-call wall against what the candidate's record claims, the reference's own ratio, and the
-verdict. For the committed tables in docs/results/ and for reading a run's margins.
+per-call wall and (on the CPU) per-call CPU time against what the candidate's record claims, the
+reference's own ratio on each, and the verdict. For the committed tables in docs/results/ and for reading a run's margins.
 
     python3 bench/outside_clock/report.py <results.db> [more.db]"""
 import json
@@ -19,15 +19,32 @@ def rows(db):
                 yield problem, model, verdict, shape
 
 
+def _witness(s, name):
+    """(per call, allowed, reference ratio) of one witness, or None where the shape has none."""
+    w = s.get(name)
+    if not isinstance(w, dict):
+        return None
+    ref = w["reference_per_call_ms"] / s["reference_claimed_ms"] if s["reference_claimed_ms"] else float("nan")
+    return w["per_call_ms"], w["allowed_ms"], ref
+
+
+def _cells(s, name):
+    w = _witness(s, name)
+    if w is None:
+        return "— | — | — | —"
+    per_call, allowed, ref = w
+    ratio = per_call / s["claimed_ms"] if s["claimed_ms"] else float("nan")
+    return f"{per_call:.4g} | {ratio:.2f} | {allowed:.4g} | {ref:.2f}"
+
+
 def main(paths):
-    print("| problem | model | verdict | shape | calls | per call ms | claimed ms | ratio | allowed ms | reference ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| problem | model | verdict | shape | calls | claimed ms | wall per call ms | ratio | allowed ms | "
+          "reference ratio | cpu per call ms | ratio | allowed ms | reference ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for db in paths:
         for problem, model, verdict, s in rows(db):
-            ratio = s["per_call_ms"] / s["claimed_ms"] if s["claimed_ms"] else float("nan")
-            ref = s["reference_per_call_ms"] / s["reference_claimed_ms"] if s["reference_claimed_ms"] else float("nan")
-            print(f"| {problem} | {model} | {verdict} | {s['shape']} | {s['calls']} | {s['per_call_ms']:.4g} | "
-                  f"{s['claimed_ms']:.4g} | {ratio:.2f} | {s['allowed_ms']:.4g} | {ref:.2f} |")
+            print(f"| {problem} | {model} | {verdict} | {s['shape']} | {s['calls']} | {s['claimed_ms']:.4g} | "
+                  f"{_cells(s, 'wall')} | {_cells(s, 'cpu')} |")
     return 0
 
 

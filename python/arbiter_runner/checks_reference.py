@@ -5,6 +5,7 @@ expected output for float32 problems. Inputs go to the exchange, expected output
 mutation sets to the sealed folder, which candidates receive emptied into descriptors before their
 solution is imported (sealed.py)."""
 import copy
+import time
 
 import torch
 
@@ -33,13 +34,23 @@ def _mutated(inputs, fresh, generator):
 
 
 def write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inputs):
-    """Writes the case's mutation set and its expected output."""
+    """Writes the case's mutation set and its expected output. Returns the call's wall time in ms,
+    timed as the candidate's mutation re-run is (the device synchronised before and after): what
+    a trusted model's call on inputs it has not seen costs beside its timed median, the work
+    check's yardstick."""
+    device = job["device"]
     seed = (int(job["seeds"][seed_idx]) ^ MUTATION_SALT) & ((1 << 63) - 1)
-    fresh = problem.make_inputs(module, params, seed, job["device"])
+    fresh = problem.make_inputs(module, params, seed, device)
     mutated = _mutated(inputs, fresh, torch.Generator().manual_seed(seed))
     write_bundle(runtime, case_path(job["sealed_dir"], shape_idx, seed_idx, "mutation.arbb"), mutated)
-    outputs = tensors.normalise_outputs(model(*[v.clone() if isinstance(v, torch.Tensor) else v for v in mutated]))
+    args = [v.clone() if isinstance(v, torch.Tensor) else v for v in mutated]
+    tensors.synchronize(device)
+    start = time.perf_counter()
+    outputs = tensors.normalise_outputs(model(*args))
+    tensors.synchronize(device)
+    fresh_ms = (time.perf_counter() - start) * 1e3
     write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "mutation.arbb"), outputs)
+    return fresh_ms
 
 
 def _scaled(inputs, scale):

@@ -41,23 +41,29 @@ def _run_case(job, runtime, events, module, model, shape_idx, seed_idx, params):
         after = tensors.hash_values(runtime, inputs, device)
         _, aliases = guard_checks.output_evidence(outputs, inputs)
         write_bundle(runtime, case_path(job["output_dir"], shape_idx, seed_idx, "outputs.arbb"), outputs)
+        fresh = {}
         if job.get("guard", False):
-            _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params, tensors.is_large(tensors.nbytes_of(outputs), job))
+            fresh_ms = _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params,
+                                   tensors.is_large(tensors.nbytes_of(outputs), job))
+            fresh = {} if fresh_ms is None else {"fresh_call_ms": fresh_ms}
     events.emit("case", shape_idx=shape_idx, seed_idx=seed_idx, inputs_mutated=before != after,
-                output_aliases_input=bool(aliases))
+                output_aliases_input=bool(aliases), **fresh)
 
 
 def _guard_sets(job, runtime, module, model, shape_idx, seed_idx, params, large):
     """The guard's extra sets (checks_reference), from the inputs as written to the exchange. A
-    large case gets its mutation set on input set 0 only (tensors.LARGE_CASE_BYTES)."""
+    large case gets its mutation set on input set 0 only (tensors.LARGE_CASE_BYTES). Returns the
+    mutation call's wall time in ms, None when the case has no mutation set."""
     path = case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb")
+    fresh_ms = None
     if seed_idx == 0 or not large:
         inputs = read_bundle(runtime, path, job["device"])
-        checks_reference.write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inputs)
+        fresh_ms = checks_reference.write_mutation(job, runtime, module, model, shape_idx, seed_idx, params, inputs)
     if seed_idx == 0:  # the orchestrator finds these by their files: a skipped one has none
         checks_reference.write_stress(job, runtime, model, shape_idx, read_bundle(runtime, path, job["device"]))
         if job.get("float64_check", False):
             checks_reference.write_float64(job, runtime, model, shape_idx, read_bundle(runtime, path, job["device"]))
+    return fresh_ms
 
 
 def time_shape(job, runtime, events, model, shape_idx):

@@ -180,15 +180,21 @@ std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_
 }
 
 std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events,
+                                           const runner_events& reference,
                                            const std::vector<store::measurement_record>& measurements) {
   std::vector<guard::work_check> checks;
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
-    const double fresh = fastest_fresh_call(events, shape_idx);
-    const auto timed = std::find_if(measurements.begin(), measurements.end(), [&](const auto& m) {
-      return m.role == "candidate" && m.shape == ctx.shapes[shape_idx].name;
-    });
-    if (!std::isfinite(fresh) || timed == measurements.end()) continue;
-    checks.push_back({ctx.shapes[shape_idx].name, fresh, std::max(timed->median_ms, timed->host_median_ms.value_or(0.0))});
+    const std::string& shape = ctx.shapes[shape_idx].name;
+    const auto timed_of = [&](const char* role) -> double {
+      for (const auto& m : measurements)
+        if (m.role == role && m.shape == shape) return std::max(m.median_ms, m.host_median_ms.value_or(0.0));
+      return 0;
+    };
+    const double fresh = fastest_fresh_call(events, shape_idx), timed = timed_of("candidate");
+    if (!std::isfinite(fresh) || timed <= 0) continue;
+    const double reference_fresh = fastest_fresh_call(reference, shape_idx), reference_timed = timed_of("baseline");
+    const double reference_ratio = std::isfinite(reference_fresh) && reference_timed > 0 ? reference_fresh / reference_timed : 0;
+    checks.push_back({shape, fresh, timed, reference_ratio});
   }
   return checks;
 }

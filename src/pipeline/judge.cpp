@@ -171,7 +171,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   j.findings = guard::static_findings(run.facts, problem.rule);
   if (auto survivors = guard::survivor_finding(run.process.survivors)) j.findings.push_back(std::move(*survivors));
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
-  evidence.work = work_checks(ctx, run.events, j.measurements);
+  evidence.work = work_checks(ctx, run.events, read_events(ref_dir / "events.jsonl"), j.measurements);
   evidence.clocks = clock_spans(ctx, run.events);
   outside_evidence(evidence, ctx, problem, run, ref_dir, eval_dir, j.measurements, j.result.v == verdict::passed, bundles,
                    j.details);

@@ -1,6 +1,7 @@
 #include "detail/outside_clock.hpp"
 
 #include "arbiter/common/error.hpp"
+#include "arbiter/common/json_field.hpp"
 #include "arbiter/common/log.hpp"
 
 #include <fcntl.h>
@@ -77,6 +78,8 @@ struct outside_clock::state {
   outside_record record;
   std::optional<std::size_t> open_batch; ///< index into record.batches
   clock_type::time_point go_at;
+  cpu_clock cpu;
+  std::optional<double> cpu_at_go;
   std::map<std::pair<std::size_t, std::string>, bool> seen;
 
   void follow();
@@ -127,8 +130,8 @@ void outside_clock::state::on_line(std::string_view line) {
   const auto event = nlohmann::json::parse(line.substr(second + 1), nullptr, false);
   if (!event.is_object() || !event.contains("shape_idx") || !event["shape_idx"].is_number_unsigned()) return;
   const auto shape_idx = event["shape_idx"].get<std::size_t>();
-  const std::string label = event.value("label", "");
-  const std::string name = event.value("event", "");
+  const std::string label = string_or(event, "label"); // the candidate's bytes: by type, never thrown from this thread
+  const std::string name = string_or(event, "event");
   if (name == "outside_ready") on_ready(shape_idx, label);
   else if (name == "outside_done") on_done(shape_idx, label);
 }
@@ -139,7 +142,7 @@ void outside_clock::state::on_ready(std::size_t shape_idx, const std::string& la
   if (seen[{shape_idx, label}]) return record.faults.push_back("batch " + where + " announced twice");
   seen[{shape_idx, label}] = true;
   const fs::path sets = paths.sets_dir / std::to_string(shape_idx);
-  outside_batch batch{shape_idx, label, 0, 0.0, false};
+  outside_batch batch{shape_idx, label, 0, 0.0, false, std::nullopt};
   try {
     link_sets(sets, paths.dir / "in" / std::to_string(shape_idx));
     for (const auto& entry : fs::directory_iterator(sets)) batch.calls += entry.is_regular_file() ? 1 : 0;
@@ -148,6 +151,7 @@ void outside_clock::state::on_ready(std::size_t shape_idx, const std::string& la
   }
   open_batch = record.batches.size();
   record.batches.push_back(batch);
+  cpu_at_go = cpu ? cpu() : std::nullopt; // the process waits on the pipe: nothing of it runs now
   go_at = clock_type::now();
   const char go = 1;
   if (::write(fifo.fd, &go, 1) != 1) record.faults.push_back("batch " + where + ": the go could not be written");
@@ -159,6 +163,7 @@ void outside_clock::state::on_done(std::size_t shape_idx, const std::string& lab
     return record.faults.push_back("batch shape " + std::to_string(shape_idx) + " " + label + " done but not open");
   auto& batch = record.batches[*open_batch];
   batch.wall_ms = std::chrono::duration<double, std::milli>(now - go_at).count();
+  if (const auto cpu_now = cpu ? cpu() : std::nullopt; cpu_now && cpu_at_go) batch.cpu_ms = *cpu_now - *cpu_at_go;
   batch.finished = true;
   open_batch.reset();
   if (paths.kept_dir.empty()) return;
@@ -170,9 +175,10 @@ void outside_clock::state::on_done(std::size_t shape_idx, const std::string& lab
   }
 }
 
-outside_clock::outside_clock(outside_paths paths) : m_state(std::make_unique<state>()) {
+outside_clock::outside_clock(outside_paths paths, cpu_clock cpu) : m_state(std::make_unique<state>()) {
   auto& s = *m_state;
   s.paths = std::move(paths);
+  s.cpu = std::move(cpu);
   fs::create_directories(s.paths.dir / "in");
   fs::create_directories(s.paths.dir / "out");
   fs::remove(s.paths.fifo);
@@ -215,18 +221,31 @@ std::optional<outside_batch> find_batch(const outside_record& record, std::size_
 
 nlohmann::json to_json(const outside_record& record) {
   nlohmann::json batches = nlohmann::json::array();
-  for (const auto& b : record.batches)
+  for (const auto& b : record.batches) {
     batches.push_back({{"shape_idx", b.shape_idx}, {"label", b.label}, {"calls", b.calls}, {"wall_ms", b.wall_ms},
                        {"finished", b.finished}});
+    if (b.cpu_ms) batches.back()["cpu_ms"] = *b.cpu_ms;
+  }
   return {{"version", 1}, {"batches", batches}, {"faults", record.faults}};
 }
 
 outside_record outside_from_json(const nlohmann::json& doc) {
   outside_record record;
-  for (const auto& b : doc.value("batches", nlohmann::json::array()))
-    record.batches.push_back({b.value("shape_idx", std::size_t{0}), b.value("label", ""), b.value("calls", 0),
-                              b.value("wall_ms", 0.0), b.value("finished", false)});
-  for (const auto& f : doc.value("faults", nlohmann::json::array()))
+  // Written by the orchestrator, but read back by rejudge from a folder: every member by its type.
+  const auto number = [](const nlohmann::json& b, const char* key) -> std::optional<double> {
+    const auto it = b.find(key);
+    return it != b.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+  };
+  const auto batches = doc.find("batches");
+  for (const auto& b : batches != doc.end() && batches->is_array() ? *batches : nlohmann::json::array()) {
+    if (!b.is_object()) continue;
+    const auto finished = b.find("finished");
+    record.batches.push_back({integer_or<std::size_t>(b, "shape_idx", 0), string_or(b, "label"),
+                              integer_or<int>(b, "calls", 0), number(b, "wall_ms").value_or(0.0),
+                              finished != b.end() && finished->is_boolean() && finished->get<bool>(), number(b, "cpu_ms")});
+  }
+  const auto faults = doc.find("faults");
+  for (const auto& f : faults != doc.end() && faults->is_array() ? *faults : nlohmann::json::array())
     if (f.is_string()) record.faults.push_back(f.get<std::string>());
   return record;
 }

@@ -110,8 +110,9 @@ reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandb
   if (plan.cached) return run;
   run.started_ahead = started != nullptr;
   ARB_INFO("reference", "{}: running the reference{}", plan.label, run.started_ahead ? ", started ahead" : "");
-  outside_clock clock(reference_outside(plan.dir)); // before the gate opens: the runner opens its pipe
-  const auto process = started ? started->finish() : runner.run(plan.spec);
+  if (!started) started = start_reference(plan, runner); // the started process is what reads its CPU time
+  outside_clock clock(reference_outside(plan.dir), started->cpu_clock_ms()); // before the gate opens
+  const auto process = started->finish();
   clock.stop();
   run.gated_s = process.gated_s;
   const runner_events events = read_events(plan.dir / "events.jsonl");
@@ -232,7 +233,8 @@ void open_candidate(started_candidate& started, const fs::path& ref_dir) {
     return;
   }
   try {
-    started.clock = std::make_unique<outside_clock>(candidate_outside(ref_dir, started.eval_dir));
+    started.clock = std::make_unique<outside_clock>(candidate_outside(ref_dir, started.eval_dir),
+                                                    started.process->cpu_clock_ms());
   } catch (const io_error& e) { // no clock, no evaluation: killed behind its closed gate
     started.process.reset();
     started.run.process.end = sandbox::process_end::failed_to_start;

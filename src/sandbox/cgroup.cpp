@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -279,6 +281,22 @@ std::string evaluation_cgroup::folder(const std::string& controller) const {
   for (auto const& each : m_v1)
     if (each.controller == controller) return each.path;
   return m_path;
+}
+
+std::function<std::optional<double>()> evaluation_cgroup::cpu_clock_ms() const {
+  if (m_path.empty()) return {};
+  auto const stat = std::make_shared<unique_fd>(::open((m_path + "/cpu.stat").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!stat->valid()) return {};
+  return [stat]() -> std::optional<double> {
+    std::array<char, 1024> text{};
+    ssize_t const got = ::pread(stat->get(), text.data(), text.size() - 1, 0); // a seq file: read anew from 0
+    if (got <= 0) return std::nullopt;
+    std::istringstream lines(std::string(text.data(), static_cast<std::size_t>(got)));
+    std::string name;
+    for (std::uint64_t value = 0; lines >> name >> value;)
+      if (name == "usage_usec") return static_cast<double>(value) / 1000.0;
+    return std::nullopt;
+  };
 }
 
 void evaluation_cgroup::kill_all() {

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -227,6 +228,20 @@ public:
     process_result result = supervise(*m_child, m_spec);
     result.gated_s = m_gated_s;
     return result;
+  }
+
+  std::function<std::optional<double>()> cpu_clock_ms() const override {
+    if (!m_child || m_child->pid <= 0) return {};
+    if (m_child->cgroup.valid()) return m_child->cgroup.cpu_clock_ms();
+    if (m_spec.sandbox.enabled) return {}; // the leader is the engine, not the program: its clock says nothing
+    // Unisolated, the child is the program itself: its process CPU clock (every thread of it).
+    clockid_t clock{};
+    if (::clock_getcpuclockid(m_child->pid, &clock) != 0) return {};
+    return [clock]() -> std::optional<double> {
+      timespec used{};
+      if (::clock_gettime(clock, &used) != 0) return std::nullopt; // reaped
+      return static_cast<double>(used.tv_sec) * 1e3 + static_cast<double>(used.tv_nsec) / 1e6;
+    };
   }
 
 private:

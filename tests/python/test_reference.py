@@ -150,3 +150,14 @@ def test_inputs_that_fail_on_the_host_are_not_made_twice(tmp_path, monkeypatch):
         with pytest.raises(ValueError, match="no inputs here"):
             problem.make_inputs(module, {}, 11, device)
         assert len(module.CALLS) == 1, device
+
+
+def test_the_guard_times_the_references_call_on_each_mutation_set(runtime_lib, tmp_path):
+    # The work check's yardstick: what a trusted model's call on inputs it has not seen costs,
+    # timed as the candidate's mutation re-run is.
+    problem_file = write_source(tmp_path / "problem" / "reference.py", LINEAR_RELU)
+    job = dict(reference_job(tmp_path, runtime_lib, problem_file, [LINEAR_RELU_SHAPE], seeds=[11, 22]), guard=True)
+    result = run_runner("reference", job, tmp_path)
+    assert result.returncode == 0, result.stderr
+    fresh = [e.get("fresh_call_ms") for e in result.of("case")]
+    assert len(fresh) == 2 and all(isinstance(ms, float) and ms > 0 for ms in fresh), fresh

@@ -25,6 +25,10 @@ struct work_check {
   std::string shape;
   double fresh_ms = 0; ///< the fastest sealed-set call's wall time, device synchronised
   double timed_ms = 0; ///< the timed calls' median: the larger of device time and host latency
+  /// The reference's own fresh-to-timed ratio (its mutation call against its median); 0 unknown.
+  /// On cuda a lone synchronised call of a tiny kernel costs many times its back-to-back median
+  /// (launch and synchronisation), for an honest model as for the reference.
+  double reference_ratio = 0;
 };
 
 /// A timed median this many times below the fresh call's, with the fresh call at least
@@ -32,6 +36,8 @@ struct work_check {
 /// before the timed calls or skipped in them.
 inline constexpr double k_work_ratio = 8.0;
 inline constexpr double k_work_floor_ms = 0.2;
+/// The ratio allowed is the larger of k_work_ratio and this times the reference's own ratio.
+inline constexpr double k_work_ref_factor = 2.0;
 
 /// One timed shape's clock check (T4): the sampling loop's span on the clock the samples read and
 /// on CLOCK_MONOTONIC read through a raw syscall (the timing record's clock_check).
@@ -52,6 +58,9 @@ inline constexpr double k_clock_min_span_s = 0.02;
 /// candidate's timing record claims for one call.
 struct outside_check {
   std::string shape;
+  /// "wall": the orchestrator's steady clock; "cpu": the kernel's account of the CPU time the
+  /// process's cgroup used over the same batch (the CPU device only: it does not grow with load).
+  std::string witness = "wall";
   int calls = 0;
   double per_call_ms = 0;  ///< (candidate batch wall − overhead) / calls
   double claimed_ms = 0;   ///< the record's time per call (cuda: the larger of device time and host latency)
@@ -76,6 +85,15 @@ inline constexpr double k_outside_floor_ms = 0.25;
 inline constexpr double k_outside_overhead_noise = 0.25;
 /// The candidate's own no-call batch counts as its overhead up to this many times the reference's.
 inline constexpr double k_outside_own_overhead_cap = 4.0;
+/// The CPU witness (device cpu, one granted thread): an honest call's CPU time in the batch stays
+/// near its timed wall, so the allowed ratio is the larger of this and k_outside_ref_factor × the
+/// reference's own CPU-to-record ratio; the overhead's CPU time is steadier than its wall, so a
+/// smaller share of it is noise; a call's share of the batch's reads and writes stays under the floor.
+inline constexpr double k_outside_cpu_min_ratio = 2.0;
+inline constexpr double k_outside_cpu_noise = 0.1;
+inline constexpr double k_outside_cpu_floor_ms = 0.05;
+/// The candidate's own no-call batch's CPU time counts up to this many times the reference's.
+inline constexpr double k_outside_cpu_own_overhead_cap = 2.0;
 
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)

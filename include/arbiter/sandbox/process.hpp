@@ -5,6 +5,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -160,6 +162,9 @@ public:
   /// Opens the gate unless open() did, then supervises the process to its end as
   /// process_runner::run does; the wall-clock limit counts from here. Call once.
   virtual process_result finish() = 0;
+  /// The kernel's account of the CPU time (ms) every process of this one has used so far, read
+  /// from its cgroup from any thread while it runs; empty where it has no cgroup.
+  virtual std::function<std::optional<double>()> cpu_clock_ms() const { return {}; }
 };
 
 /// Interface so that the pipeline can be tested without real processes.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,9 @@ struct outside_batch {
   int calls = 0;      ///< input sets handed over
   double wall_ms = 0; ///< from the go to the `outside_done` event's arrival
   bool finished = false; ///< false: the process ended inside the batch
+  /// The kernel's account of the CPU time the process (its cgroup) used over the same span; none
+  /// where the process has no such account. Unlike the wall, it does not grow with the host's load.
+  std::optional<double> cpu_ms;
 };
 
 /// outside.json, beside the channel file: every batch and anything out of order.
@@ -57,11 +61,15 @@ outside_paths candidate_outside(const std::filesystem::path& ref_dir, const std:
 /// The job's `outside` object for these paths.
 nlohmann::json outside_job(const outside_paths& paths);
 
+/// Reads the CPU time (ms) a process has used so far, from outside it (sandbox::started_process).
+using cpu_clock = std::function<std::optional<double>()>;
+
 /// Serves one process's batches from construction to stop(). Makes the go pipe at construction,
 /// so it must exist before the process's gate opens. Throws io_error when the pipe cannot be made.
 class outside_clock {
 public:
-  explicit outside_clock(outside_paths paths);
+  /// `cpu`, when given, is read at each go and each `outside_done` (batch.cpu_ms).
+  explicit outside_clock(outside_paths paths, cpu_clock cpu = {});
   ~outside_clock();
   outside_clock(const outside_clock&) = delete;
   outside_clock& operator=(const outside_clock&) = delete;

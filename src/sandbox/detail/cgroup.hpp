@@ -14,6 +14,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +80,11 @@ public:
   const std::vector<std::string>& controllers() const { return m_controllers; }
   /// The v2 folder; empty where the evaluation has only v1 folders.
   const std::string& path() const { return m_path; }
+  /// The kernel's account of the CPU time the group's processes have used, in ms (cpu.stat's
+  /// usage_usec, kept by every cgroup v2 with or without the cpu controller), as a reader that
+  /// holds the file open: safe from another thread, nullopt once the group is gone. Empty when
+  /// the group has no cpu.stat.
+  std::function<std::optional<double>()> cpu_clock_ms() const;
   /// The folder the limit of `controller` is written in: its v1 folder where it has one, else the
   /// v2 folder (empty when there is none).
   std::string folder(const std::string& controller) const;

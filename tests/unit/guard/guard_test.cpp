@@ -177,6 +177,19 @@ TEST(dynamic_rules, timed_calls_far_faster_than_a_call_on_unseen_inputs_are_T5) 
   EXPECT_NE(found[0].evidence.find("shape 4m"), std::string::npos) << found[0].evidence;
 }
 
+TEST(dynamic_rules, the_work_check_allows_what_the_reference_itself_shows) {
+  run_evidence e;
+  // On cuda a lone synchronised call of a 0.031 ms kernel took 0.31 ms (10x): so did the
+  // reference's own (0.3 ms against 0.03 ms), which says launch and synchronisation, not a memo.
+  e.work = {{"n", 0.31, 0.031, 10.0}};
+  EXPECT_TRUE(dynamic_findings(e).empty());
+  // The reference's ratio widens the allowance only to twice itself: a memo 60x faster still shows.
+  e.work = {{"n", 1.8, 0.03, 10.0}};
+  const auto found = dynamic_findings(e);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "T5");
+}
+
 TEST(dynamic_rules, a_loop_clock_that_disagrees_with_the_kernel_clock_is_T4) {
   run_evidence e;
   e.clocks = {{"4k", 0.20178, 0.20177}, {"odd", 0.001, 0.004}}; // honest; too short a span to judge
