@@ -200,8 +200,17 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
   // Every bundle of the judgement is read once: a case's expected outputs serve the case, its
   // re-runs, the timed captures, the poison scan and the float64 check.
   verify::bundle_cache bundles(verify::default_cache_budget());
-  j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, probe.doc, j, bundles);
-  apply_guard(ctx, problem, run, ref_dir, eval_dir, probe, j, bundles);
+  try {
+    j.result = base_outcome(ctx, problem, run, ref_dir, eval_dir, probe.doc, j, bundles);
+    apply_guard(ctx, problem, run, ref_dir, eval_dir, probe, j, bundles);
+  } catch (const nlohmann::json::exception& e) {
+    // A record of the process's (an event, a capture index, a timing record) whose member holds
+    // another type than the runner writes: the channel was forged. Fail closed, never `crashed`,
+    // which would hide every finding.
+    j.findings = {{"H3", guard::severity::reject,
+                   std::string("the result channel holds a record the judge cannot read: ") + e.what(), "dynamic"}};
+    j.result = guard::decide({verdict::runtime_error, "unreadable record"}, j.findings);
+  }
   const auto reads = bundles.stats();
   j.details["judge_reads"] = {{"files", reads.reads}, {"reused", reads.reused}, {"bytes", reads.bytes_read}};
   return j;

@@ -839,3 +839,12 @@ TEST(prune, large_bundles_go_small_ones_and_other_files_stay_and_a_pruned_refere
   EXPECT_FALSE(fs::exists(root / "ref/events.jsonl"));
   fs::remove_all(root);
 }
+
+TEST_F(judge_fixture, a_channel_record_whose_member_has_another_type_is_a_forged_channel_not_a_crash) {
+  candidate_outputs({1, 2, 3});
+  m_run.events.cases.push_back({{"event", "case"}, {"shape_idx", 0}, {"seed_idx", 1}, {"inputs_mutated", "no"}});
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
+  EXPECT_TRUE(has_finding(j, "H3")) << j.result.reason;
+  EXPECT_NE(j.result.reason.find("a record the judge cannot read"), std::string::npos) << j.result.reason;
+}
