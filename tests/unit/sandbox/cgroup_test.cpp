@@ -54,15 +54,17 @@ protected:
 
 TEST_F(cgroup_test, writes_the_limits_where_the_host_has_them_and_reads_them_back) {
   auto const& controllers = m_group.controllers();
-  if (has(controllers, "cpu")) EXPECT_EQ(trimmed(read_file(fs::path(m_group.folder("cpu")) / "cpu.max")), "100000 100000");
-  else if (has(controllers, "cpu v1")) {
+  if (has(controllers, "cpu")) {
+    EXPECT_EQ(trimmed(read_file(fs::path(m_group.folder("cpu")) / "cpu.max")), "100000 100000");
+  } else if (has(controllers, "cpu v1")) {
     EXPECT_EQ(trimmed(read_file(fs::path(m_group.folder("cpu")) / "cpu.cfs_quota_us")), "100000");
     EXPECT_EQ(trimmed(read_file(fs::path(m_group.folder("cpu")) / "cpu.cfs_period_us")), "100000");
   } else {
     ADD_FAILURE() << "no cpu quota written; missing: " << ::testing::PrintToString(m_missing);
   }
-  if (has(controllers, "pids") || has(controllers, "pids v1"))
+  if (has(controllers, "pids") || has(controllers, "pids v1")) {
     EXPECT_EQ(trimmed(read_file(fs::path(m_group.folder("pids")) / "pids.max")), "64");
+  }
   std::vector<std::string> folders;
   for (const char* controller : {"cpu", "pids"})
     if (!m_group.folder(controller).empty()) folders.push_back(m_group.folder(controller));
