@@ -258,12 +258,12 @@ TEST_F(judge_fixture, the_cpu_account_catches_a_record_the_loaded_wall_lets_thro
   // The host is loaded: the batch's wall is dominated by a 40 ms no-call cost that varies by more
   // than the calls, so the wall's allowance swallows them; their CPU time (1 ms each over 0.8 ms
   // of reads) does not.
-  m_run.outside.batches = {{0, "candidate", 2, 42.0, true, 0.8 + 2 * 1.0}, {0, "overhead", 2, 40.0, true, 0.8}};
+  m_run.outside.batches = {{0, "candidate", 2, 42.0, true, 0.8 + 2 * 2.0}, {0, "overhead", 2, 40.0, true, 0.8}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
-  EXPECT_NE(j.result.reason.find("kernel's account of the evaluation's CPU time saw 1 ms per call"), std::string::npos)
+  EXPECT_NE(j.result.reason.find("kernel's account of the evaluation's CPU time saw 2 ms per call"), std::string::npos)
       << j.result.reason;
-  EXPECT_NEAR(j.details["outside_clock"][0]["cpu"]["per_call_ms"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(j.details["outside_clock"][0]["cpu"]["per_call_ms"].get<double>(), 2.0, 1e-9);
 }
 
 TEST_F(judge_fixture, on_the_cpu_a_loaded_wall_does_not_judge_where_the_cpu_account_clears_the_calls) {
@@ -293,7 +293,7 @@ TEST_F(judge_fixture, a_no_call_batch_burning_cpu_hides_at_most_twice_the_refere
   candidate_timing(timing_json(0.25));
   // The no-call batch burns 10 ms of CPU to pass for overhead: it counts as 2 x 0.8 ms, and the
   // calls' 1.5 ms each show.
-  m_run.outside.batches = {{0, "candidate", 2, 43.0, true, 0.8 + 2 * 1.5}, {0, "overhead", 2, 40.0, true, 10.0}};
+  m_run.outside.batches = {{0, "candidate", 2, 43.0, true, 0.8 + 2 * 2.5}, {0, "overhead", 2, 40.0, true, 10.0}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NEAR(j.details["outside_clock"][0]["cpu"]["overhead_ms"].get<double>(), 1.6, 1e-9);
