@@ -14,7 +14,7 @@ build="${ARBITER_FUZZ_BUILD:-build/fuzz}"
 out="${FUZZ_OUT:-$build/fuzz-out}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 
-open_targets=$(grep -v '^#' fuzz/known_open.txt | awk 'NF {print $1}')
+open_targets=$(awk '!/^#/ && NF {print $1}' fuzz/known_open.txt)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for src in fuzz/*.cpp; do
