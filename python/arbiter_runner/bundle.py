@@ -1,6 +1,7 @@
 """Python values ⇄ tensor bundles (.arbb), through the C runtime so that the format has one
 implementation. Tensors are written from host memory: callers synchronise the device first."""
 import ctypes
+import mmap
 import os
 import struct
 
@@ -104,5 +105,43 @@ def read_bundle(runtime, path, device="cpu"):
     try:
         count = runtime.check(runtime.lib.arb_reader_count(handle), path)
         return [_read_value(runtime, handle, value_idx, path, device) for value_idx in range(count)]
+    finally:
+        runtime.lib.arb_reader_close(handle)
+
+
+def _mapped_tensor(runtime, handle, value_idx, path, mapping):
+    """Value value_idx of an open reader as a tensor over the file's copy-on-write mapping, or None
+    when it is not a tensor (read by copy then)."""
+    kind, dtype, ndim = ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int32()
+    shape = (ctypes.c_int64 * rt.ARB_MAX_NDIM)()
+    nbytes, offset = ctypes.c_uint64(), ctypes.c_uint64()
+    runtime.check(runtime.lib.arb_reader_info(handle, value_idx, ctypes.byref(kind), ctypes.byref(dtype),
+                                              ctypes.byref(ndim), shape, ctypes.byref(nbytes)), path)
+    torch_dtype = CODE_TO_DTYPE.get(dtype.value)
+    if kind.value != KIND_TENSOR or torch_dtype is None or nbytes.value == 0:
+        return None
+    runtime.check(runtime.lib.arb_reader_offset(handle, value_idx, ctypes.byref(offset)), path)
+    count = nbytes.value // torch.empty((), dtype=torch_dtype).element_size()
+    flat = torch.frombuffer(mapping, dtype=torch_dtype, count=count, offset=offset.value)
+    return flat.view(tuple(shape[:ndim.value]))
+
+
+def map_bundle(runtime, path, device="cpu"):
+    """The values stored at path, as read_bundle returns them, but with the tensors over a private
+    (copy-on-write) mapping of the file instead of copies: a page is read when a call touches it and
+    copied only when one writes it, so a batch of inputs costs no copying up front."""
+    path = os.fspath(path)
+    with open(path, "rb") as file:
+        mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY) if os.fstat(file.fileno()).st_size else None
+    handle = ctypes.c_void_p()
+    runtime.check(runtime.lib.arb_reader_open(path.encode(), ctypes.byref(handle)), f"open {path}")
+    try:
+        count = runtime.check(runtime.lib.arb_reader_count(handle), path)
+        values = []
+        for value_idx in range(count):
+            tensor = _mapped_tensor(runtime, handle, value_idx, path, mapping) if mapping is not None else None
+            values.append(_read_value(runtime, handle, value_idx, path, device) if tensor is None
+                          else tensor if device == "cpu" else tensor.to(device))
+        return values
     finally:
         runtime.lib.arb_reader_close(handle)

@@ -1,18 +1,21 @@
 """The outside clock's batches (docs/guard.md, "The outside clock"). Per shape, after the runtime
 has timed it, the runner announces a batch (`outside_ready`) and waits for the orchestrator's go:
-one byte on a pipe the orchestrator alone writes. The orchestrator links the batch's input sets
-into `<dir>/in/<shape>/` only then and starts its own clock; the runner reads them, calls the model
-on each back to back, waits for the device, writes every output to `<dir>/out/<shape>/<label>/` and
-announces `outside_done`, on which the orchestrator stops its clock and keeps the outputs.
+one byte on a pipe the orchestrator alone writes. The orchestrator copies the batch's input sets
+into `<dir>/in/<shape>/` only then and starts its own clock; the runner maps them, calls the model
+on each back to back, waits for the device, brings the outputs to host memory and announces
+`outside_done` with where each output lies (its pid, and per set each tensor's dtype, shape,
+address and size). The orchestrator holds the process still, stops its clock, reads the outputs
+out of the process's memory, lets it go and writes a release byte, which the runner waits for
+before any output's memory is freed.
 
 The input sets come from the secret seed stream and exist nowhere the candidate can read before
 the go, so no table built ahead serves them; the outputs are verified; the clock is the
 orchestrator's. The reference runs the same batch on its own model, and three times with no call
-at all (its expected outputs written back), which measures what the batch costs besides the calls."""
+at all (its expected outputs declared), which measures what the batch costs besides the calls."""
 import os
 
 from . import problem, tensors
-from .bundle import read_bundle, write_bundle
+from .bundle import DTYPE_TO_CODE, map_bundle, write_bundle
 from .phases import phase, shape_path
 from .timing import cloned_outputs, harness_stream
 
@@ -43,6 +46,20 @@ class Clock:
         if not self._read(self._fd, 1):
             raise RuntimeError("the orchestrator closed the outside clock before the batch could start")
 
+    def answer(self, events, shape_idx, label, host_outputs):
+        """outside_done with the outputs' places; returns once the orchestrator has read them."""
+        events.emit("outside_done", shape_idx=shape_idx, label=label, calls=len(host_outputs), pid=os.getpid(),
+                    outputs=[[_declared(tensor) for tensor in out] for out in host_outputs])
+        if not self._read(self._fd, 1):
+            raise RuntimeError("the orchestrator closed the outside clock before reading the batch's outputs")
+
+
+def _declared(tensor):
+    if tensor.dtype not in DTYPE_TO_CODE:
+        raise TypeError(f"an output of dtype {tensor.dtype} has no bundle code")
+    return {"dtype": DTYPE_TO_CODE[tensor.dtype], "shape": list(tensor.shape), "address": tensor.data_ptr(),
+            "nbytes": tensor.numel() * tensor.element_size()}
+
 
 def _set_names(folder):
     return sorted(os.listdir(folder), key=lambda name: int(name.split(".")[0]))
@@ -61,7 +78,7 @@ def run_batch(job, runtime, events, clock, shape_idx, label, call, set_bytes):
     tensors.reserve_heap(device, _batch_heap(set_bytes))
     clock.wait(events, shape_idx, label)
     in_dir = os.path.join(clock.dir, "in", str(shape_idx))
-    input_sets = [read_bundle(runtime, os.path.join(in_dir, name), device) for name in _set_names(in_dir)]
+    input_sets = [map_bundle(runtime, os.path.join(in_dir, name), device) for name in _set_names(in_dir)]
     # Each call's outputs cloned as it returns (as the timed captures are), in every batch alike: a
     # solution that reuses one output buffer per shape is legal, and its last call must not
     # overwrite the earlier ones.
@@ -70,10 +87,9 @@ def run_batch(job, runtime, events, clock, shape_idx, label, call, set_bytes):
     with runtime.probe_window("outside", shape_idx, 0, harness_stream(device)):
         outputs = [cloned_outputs(call(set_idx, inputs)) for set_idx, inputs in enumerate(input_sets)]
         tensors.synchronize(device)
-    for set_idx, out in enumerate(outputs):
-        write_bundle(runtime, os.path.join(clock.dir, "out", str(shape_idx), label, f"{set_idx}.arbb"),
-                     tensors.normalise_outputs(out))
-    events.emit("outside_done", shape_idx=shape_idx, label=label, calls=len(outputs))
+    # Host copies held until the orchestrator has read them (on the CPU the clones themselves).
+    host_outputs = [[t.detach().to("cpu").contiguous() for t in tensors.normalise_outputs(out)] for out in outputs]
+    clock.answer(events, shape_idx, label, host_outputs)
     return outputs
 
 
@@ -118,8 +134,8 @@ def reference_batches(job, runtime, events, clock, module, model, shape_idx, par
 
 
 def candidate_batch(job, runtime, events, clock, model, shape_idx, set_bytes):
-    """The candidate's batch, then one that calls nothing (the same sets read, the batch's outputs
-    written back): the judge takes the smaller of its wall and the reference's as what a batch
+    """The candidate's batch, then one that calls nothing (the same sets mapped, the batch's outputs
+    declared again): the judge takes the smaller of its wall and the reference's as what a batch
     costs besides its calls, so a slower no-call batch here changes nothing and a faster one
     (the machine quieter than when the reference ran) keeps the clock's resolution."""
     if not clock.enabled:

@@ -70,6 +70,7 @@ def _declare(lib):
         "arb_reader_info": (c.c_int, [p, c.c_int64, c.POINTER(c.c_int32), c.POINTER(c.c_int32),
                                       c.POINTER(c.c_int32), c.POINTER(c.c_int64), c.POINTER(c.c_uint64)]),
         "arb_reader_copy": (c.c_int, [p, c.c_int64, p, c.c_uint64]),
+        "arb_reader_offset": (c.c_int, [p, c.c_int64, c.POINTER(c.c_uint64)]),
         "arb_reader_close": (None, [p]),
         "arb_hash_bytes": (c.c_uint64, [p, c.c_uint64, c.c_uint64]),
         "arb_time": (c.c_int, [c.POINTER(TimingConfig), CALL_FN, p, c.c_char_p, c.POINTER(TimingResult)]),

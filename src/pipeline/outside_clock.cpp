@@ -1,5 +1,7 @@
 #include "detail/outside_clock.hpp"
 
+#include "detail/outside_outputs.hpp"
+
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/json_field.hpp"
 #include "arbiter/common/log.hpp"
@@ -38,33 +40,18 @@ struct owned_fd {
   }
 };
 
-void link_sets(const fs::path& from, const fs::path& to) {
+/// Copies, never links: a link would share one file between the reference's folder and every
+/// evaluation of the problem, and a candidate opening its copy for writing would change the sets
+/// the next candidates are handed.
+void copy_sets(const fs::path& from, const fs::path& to) {
   fs::create_directories(to);
   std::error_code ec;
   for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path target = to / it->path().filename();
-    if (fs::exists(target)) continue; // the reference's repeated batches reuse the links
-    std::error_code link_ec;
-    fs::create_hard_link(it->path(), target, link_ec);
-    if (link_ec) fs::copy_file(it->path(), target);
+    if (fs::exists(target)) continue; // a process's later batches of the shape reuse its copies
+    fs::copy_file(it->path(), target);
   }
   if (ec) ARB_THROW(io_error, "outside clock: cannot read the batch sets in " + from.string() + ": " + ec.message());
-}
-
-/// Copies the regular files of a folder the process may still write, opening each without
-/// following links: a name swapped for a link to a file of the orchestrator's copies nothing.
-void keep_outputs(const fs::path& from, const fs::path& to) {
-  fs::create_directories(to);
-  fs::permissions(to, fs::perms::owner_all);
-  std::error_code ec;
-  for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
-    owned_fd in(::open(it->path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-    struct stat info {};
-    if (in.fd < 0 || ::fstat(in.fd, &info) != 0 || !S_ISREG(info.st_mode)) continue;
-    std::ofstream out(to / it->path().filename(), std::ios::binary | std::ios::trunc);
-    std::array<char, 1 << 16> buffer;
-    for (ssize_t got; (got = ::read(in.fd, buffer.data(), buffer.size())) > 0;) out.write(buffer.data(), got);
-  }
 }
 
 } // namespace
@@ -78,7 +65,7 @@ struct outside_clock::state {
   outside_record record;
   std::optional<std::size_t> open_batch; ///< index into record.batches
   clock_type::time_point go_at;
-  cpu_clock cpu;
+  sandbox::process_access access;
   std::optional<double> cpu_at_go;
   std::map<std::pair<std::size_t, std::string>, bool> seen;
 
@@ -86,7 +73,9 @@ struct outside_clock::state {
   void read_channel();
   void on_line(std::string_view line);
   void on_ready(std::size_t shape_idx, const std::string& label);
-  void on_done(std::size_t shape_idx, const std::string& label);
+  void on_done(const nlohmann::json& event, std::size_t shape_idx, const std::string& label);
+  void keep(const nlohmann::json& event, std::size_t shape_idx, const std::string& label);
+  void release(const std::string& where);
 };
 
 void outside_clock::state::follow() {
@@ -133,7 +122,9 @@ void outside_clock::state::on_line(std::string_view line) {
   const std::string label = string_or(event, "label"); // the candidate's bytes: by type, never thrown from this thread
   const std::string name = string_or(event, "event");
   if (name == "outside_ready") on_ready(shape_idx, label);
-  else if (name == "outside_done") on_done(shape_idx, label);
+  if (name != "outside_done") return;
+  on_done(event, shape_idx, label);
+  release("shape " + std::to_string(shape_idx) + " " + label); // whatever the answer was: the runner waits for it
 }
 
 void outside_clock::state::on_ready(std::size_t shape_idx, const std::string& label) {
@@ -144,43 +135,66 @@ void outside_clock::state::on_ready(std::size_t shape_idx, const std::string& la
   const fs::path sets = paths.sets_dir / std::to_string(shape_idx);
   outside_batch batch{shape_idx, label, 0, 0.0, false, std::nullopt};
   try {
-    link_sets(sets, paths.dir / "in" / std::to_string(shape_idx));
+    copy_sets(sets, paths.dir / "in" / std::to_string(shape_idx));
     for (const auto& entry : fs::directory_iterator(sets)) batch.calls += entry.is_regular_file() ? 1 : 0;
   } catch (const std::exception& e) {
     return record.faults.push_back("batch " + where + ": " + e.what());
   }
   open_batch = record.batches.size();
   record.batches.push_back(batch);
-  cpu_at_go = cpu ? cpu() : std::nullopt; // the process waits on the pipe: nothing of it runs now
+  cpu_at_go = access.cpu_ms ? access.cpu_ms() : std::nullopt; // the process waits on the pipe: nothing of it runs now
   go_at = clock_type::now();
   const char go = 1;
   if (::write(fifo.fd, &go, 1) != 1) record.faults.push_back("batch " + where + ": the go could not be written");
 }
 
-void outside_clock::state::on_done(std::size_t shape_idx, const std::string& label) {
+// Every process of the evaluation is held still before the clocks are read, and stays held while
+// its outputs are read out of its memory: what it does after its answer neither escapes the clocks
+// nor reaches the outputs.
+void outside_clock::state::on_done(const nlohmann::json& event, std::size_t shape_idx, const std::string& label) {
+  const std::string where = "batch shape " + std::to_string(shape_idx) + " " + label;
+  // The reference's outputs are not kept: it is trusted, and left to run.
+  const bool holds = access.hold && !paths.kept_dir.empty();
+  const bool held = holds && access.hold(true);
+  if (holds && !held) record.faults.push_back(where + ": the process could not be held still");
   const auto now = clock_type::now();
-  if (!open_batch || record.batches[*open_batch].shape_idx != shape_idx || record.batches[*open_batch].label != label)
-    return record.faults.push_back("batch shape " + std::to_string(shape_idx) + " " + label + " done but not open");
-  auto& batch = record.batches[*open_batch];
-  batch.wall_ms = std::chrono::duration<double, std::milli>(now - go_at).count();
-  if (const auto cpu_now = cpu ? cpu() : std::nullopt; cpu_now && cpu_at_go) batch.cpu_ms = *cpu_now - *cpu_at_go;
-  batch.finished = true;
-  open_batch.reset();
-  if (paths.kept_dir.empty()) return;
-  const fs::path rel = fs::path(std::to_string(shape_idx)) / label;
-  try {
-    keep_outputs(paths.dir / "out" / rel, paths.kept_dir / rel);
-  } catch (const std::exception& e) {
-    record.faults.push_back("batch shape " + std::to_string(shape_idx) + " " + label + ": keeping its outputs: " + e.what());
+  const auto cpu_now = access.cpu_ms ? access.cpu_ms() : std::nullopt;
+  if (!open_batch || record.batches[*open_batch].shape_idx != shape_idx || record.batches[*open_batch].label != label) {
+    record.faults.push_back(where + " done but not open");
+  } else {
+    auto& batch = record.batches[*open_batch];
+    batch.wall_ms = std::chrono::duration<double, std::milli>(now - go_at).count();
+    if (cpu_now && cpu_at_go) batch.cpu_ms = *cpu_now - *cpu_at_go;
+    batch.finished = true;
+    open_batch.reset();
+    if (!paths.kept_dir.empty()) keep(event, shape_idx, label);
   }
+  if (held && !access.hold(false)) record.faults.push_back(where + ": the process could not be let go");
 }
 
-outside_clock::outside_clock(outside_paths paths, cpu_clock cpu) : m_state(std::make_unique<state>()) {
+void outside_clock::state::keep(const nlohmann::json& event, std::size_t shape_idx, const std::string& label) {
+  const std::string where = "batch shape " + std::to_string(shape_idx) + " " + label;
+  const declared_outputs declared = parse_declared(event);
+  if (!declared.problem.empty()) return record.faults.push_back(where + ": " + declared.problem);
+  const auto host_pid = access.host_pid ? access.host_pid(declared.pid) : std::nullopt;
+  if (!host_pid)
+    return record.faults.push_back(where + ": its outputs are declared in process " + std::to_string(declared.pid) +
+                                   ", which is not one of the evaluation's");
+  const std::string error =
+      keep_declared(declared, *host_pid, paths.kept_dir / std::to_string(shape_idx) / label);
+  if (!error.empty()) record.faults.push_back(where + ": its outputs could not be read: " + error);
+}
+
+void outside_clock::state::release(const std::string& where) {
+  const char go = 1;
+  if (::write(fifo.fd, &go, 1) != 1) record.faults.push_back("batch " + where + ": the release could not be written");
+}
+
+outside_clock::outside_clock(outside_paths paths, sandbox::process_access access) : m_state(std::make_unique<state>()) {
   auto& s = *m_state;
   s.paths = std::move(paths);
-  s.cpu = std::move(cpu);
+  s.access = std::move(access);
   fs::create_directories(s.paths.dir / "in");
-  fs::create_directories(s.paths.dir / "out");
   fs::remove(s.paths.fifo);
   if (::mkfifo(s.paths.fifo.c_str(), 0644) != 0)
     ARB_THROW(io_error, "outside clock: mkfifo " + s.paths.fifo.string() + ": " + std::strerror(errno));

@@ -111,7 +111,7 @@ reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandb
   run.started_ahead = started != nullptr;
   ARB_INFO("reference", "{}: running the reference{}", plan.label, run.started_ahead ? ", started ahead" : "");
   if (!started) started = start_reference(plan, runner); // the started process is what reads its CPU time
-  outside_clock clock(reference_outside(plan.dir), started->cpu_clock_ms()); // before the gate opens
+  outside_clock clock(reference_outside(plan.dir), started->access()); // before the gate opens
   const auto process = started->finish();
   clock.stop();
   run.gated_s = process.gated_s;
@@ -150,6 +150,8 @@ static nlohmann::json extract_facts(const job_context& ctx, const fs::path& work
   return facts;
 }
 
+// Copies, never links: the candidate can reopen a set through its descriptor for writing, and a
+// linked file is the reference's own, handed to every later evaluation of the problem.
 void hand_over_sealed(const fs::path& from, const fs::path& to) {
   if (!fs::exists(from)) return; // no guard sets
   std::error_code ec;
@@ -159,9 +161,7 @@ void hand_over_sealed(const fs::path& from, const fs::path& to) {
       fs::create_directories(target);
       continue;
     }
-    std::error_code link_ec;
-    fs::create_hard_link(it->path(), target, link_ec);
-    if (link_ec) fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing);
+    fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing);
   }
   if (ec) ARB_THROW(io_error, "cannot read the sealed sets in " + from.string() + ": " + ec.message());
 }
@@ -234,7 +234,7 @@ void open_candidate(started_candidate& started, const fs::path& ref_dir) {
   }
   try {
     started.clock = std::make_unique<outside_clock>(candidate_outside(ref_dir, started.eval_dir),
-                                                    started.process->cpu_clock_ms());
+                                                    started.process->access());
   } catch (const io_error& e) { // no clock, no evaluation: killed behind its closed gate
     started.process.reset();
     started.run.process.end = sandbox::process_end::failed_to_start;

@@ -55,6 +55,11 @@ void bundle_reader::copy(int64_t idx, void* dst, uint64_t dst_bytes) {
     fail(ARB_E_IO, "bundle " + m_path + ": read of data failed: " + std::strerror(error));
 }
 
+uint64_t bundle_reader::data_offset(int64_t idx) const {
+  info(idx); // the range check
+  return m_values[static_cast<size_t>(idx)].data_offset;
+}
+
 void bundle_reader::index_values(uint32_t count) {
   uint64_t offset = k_bundle_header_bytes;
   m_values.reserve(std::min<uint64_t>(count, 4096));

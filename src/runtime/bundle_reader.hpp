@@ -27,6 +27,9 @@ public:
   /// Copies value idx's data into dst, which holds exactly dst_bytes == info(idx).nbytes bytes.
   void copy(int64_t idx, void* dst, uint64_t dst_bytes);
 
+  /// Where value idx's data begins in the file (for a reader that maps the file instead of
+  /// copying). Throws runtime_failure(ARB_E_ARG) for an index out of range.
+  uint64_t data_offset(int64_t idx) const;
 
 private:
   struct indexed_value {

@@ -147,6 +147,13 @@ int arb_reader_copy(arb_reader* r, int64_t idx, void* dst, uint64_t dst_bytes) {
   });
 }
 
+int arb_reader_offset(const arb_reader* r, int64_t idx, uint64_t* offset) {
+  return guarded([&] {
+    require(r && offset, "arb_reader_offset: null argument");
+    *offset = r->impl.data_offset(idx);
+  });
+}
+
 void arb_reader_close(arb_reader* r) { delete r; }
 
 uint64_t arb_hash_bytes(const void* data, uint64_t nbytes, uint64_t seed) {

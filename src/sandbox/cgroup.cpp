@@ -1,6 +1,7 @@
 #include "detail/cgroup.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace arbiter::sandbox::detail {
@@ -272,9 +274,14 @@ cgroup_procs_fds evaluation_cgroup::procs_fds() const {
   return fds;
 }
 
+std::string evaluation_cgroup::procs_file() const {
+  if (!m_path.empty()) return m_path + "/cgroup.procs";
+  return m_v1.empty() ? std::string() : m_v1.front().path + "/cgroup.procs";
+}
+
 std::vector<pid_t> evaluation_cgroup::members() const {
-  if (!m_path.empty()) return read_pids(m_path + "/cgroup.procs");
-  return m_v1.empty() ? std::vector<pid_t>{} : read_pids(m_v1.front().path + "/cgroup.procs");
+  const std::string file = procs_file();
+  return file.empty() ? std::vector<pid_t>{} : read_pids(file);
 }
 
 std::string evaluation_cgroup::folder(const std::string& controller) const {
@@ -296,6 +303,27 @@ std::function<std::optional<double>()> evaluation_cgroup::cpu_clock_ms() const {
     for (std::uint64_t value = 0; lines >> name >> value;)
       if (name == "usage_usec") return static_cast<double>(value) / 1000.0;
     return std::nullopt;
+  };
+}
+
+std::function<bool(bool)> evaluation_cgroup::freezer() const {
+  if (m_path.empty()) return {};
+  auto const freeze = std::make_shared<unique_fd>(::open((m_path + "/cgroup.freeze").c_str(), O_WRONLY | O_CLOEXEC));
+  auto const events = std::make_shared<unique_fd>(::open((m_path + "/cgroup.events").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!freeze->valid() || !events->valid()) return {};
+  return [freeze, events](bool frozen) {
+    char const wanted = frozen ? '1' : '0';
+    if (::pwrite(freeze->get(), &wanted, 1, 0) != 1) return false;
+    std::string const line = std::string("frozen ") + wanted;
+    for (int tick = 0; tick < 2000; ++tick) { // cgroup.events changes when the state does; a tick of 1 ms
+      std::array<char, 256> text{};
+      ssize_t const got = ::pread(events->get(), text.data(), text.size() - 1, 0);
+      if (got > 0 && std::string_view(text.data(), static_cast<std::size_t>(got)).find(line) != std::string_view::npos)
+        return true;
+      pollfd changed{events->get(), POLLPRI, 0};
+      ::poll(&changed, 1, 1);
+    }
+    return false;
   };
 }
 

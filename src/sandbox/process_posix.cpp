@@ -3,6 +3,7 @@
 #include "detail/cgroup.hpp"
 #include "detail/child_launch.hpp"
 #include "detail/output_capture.hpp"
+#include "detail/process_access.hpp"
 #include "detail/supervisor.hpp"
 #include "detail/survivors.hpp"
 #include "detail/unique_fd.hpp"
@@ -230,18 +231,31 @@ public:
     return result;
   }
 
-  std::function<std::optional<double>()> cpu_clock_ms() const override {
-    if (!m_child || m_child->pid <= 0) return {};
-    if (m_child->cgroup.valid()) return m_child->cgroup.cpu_clock_ms();
-    if (m_spec.sandbox.enabled) return {}; // the leader is the engine, not the program: its clock says nothing
+  process_access access() const override {
+    process_access access;
+    if (!m_child || m_child->pid <= 0) return access;
+    const pid_t pid = m_child->pid;
+    // Its processes: the cgroup's members where it has one, else the leader and its descendants.
+    const auto members = m_child->cgroup.valid() && !m_child->cgroup.procs_file().empty()
+                             ? detail::procs_lister(m_child->cgroup.procs_file())
+                             : detail::descendants_lister(pid);
+    access.host_pid = detail::pid_finder(members);
+    access.hold = m_child->cgroup.valid() ? m_child->cgroup.freezer() : std::function<bool(bool)>{};
+    if (!access.hold) access.hold = detail::signal_holder(members);
+    if (m_child->cgroup.valid()) {
+      access.cpu_ms = m_child->cgroup.cpu_clock_ms();
+      return access;
+    }
+    if (m_spec.sandbox.enabled) return access; // the leader is the engine, not the program: its clock says nothing
     // Unisolated, the child is the program itself: its process CPU clock (every thread of it).
     clockid_t clock{};
-    if (::clock_getcpuclockid(m_child->pid, &clock) != 0) return {};
-    return [clock]() -> std::optional<double> {
+    if (::clock_getcpuclockid(pid, &clock) != 0) return access;
+    access.cpu_ms = [clock]() -> std::optional<double> {
       timespec used{};
       if (::clock_gettime(clock, &used) != 0) return std::nullopt; // reaped
       return static_cast<double>(used.tv_sec) * 1e3 + static_cast<double>(used.tv_nsec) / 1e6;
     };
+    return access;
   }
 
 private:

@@ -40,6 +40,25 @@ def test_shapes_scalars_and_layouts_round_trip(runtime, tmp_path):
     assert type(back[7]) is bool and type(back[4]) is int
 
 
+def test_a_mapped_bundle_reads_as_a_copied_one_and_writes_never_reach_the_file(runtime, tmp_path):
+    values = [torch.arange(7, dtype=torch.uint8), torch.randn(5, 3), torch.empty(0, 2), 3, None,
+              (torch.randn(2, 4) * 9).to(torch.int64)]
+    path = tmp_path / "set.arbb"
+    bundle.write_bundle(runtime, path, values)
+    before = path.read_bytes()
+    mapped = bundle.map_bundle(runtime, path)
+    copied = bundle.read_bundle(runtime, path)
+    for got, want in zip(mapped, copied):
+        if isinstance(want, torch.Tensor):
+            assert got.dtype == want.dtype and got.shape == want.shape and torch.equal(got, want)
+        else:
+            assert got == want
+    mapped[1].mul_(0)  # a call writing its inputs in place: its own pages, not the file's
+    mapped[5][0, 0] = 1
+    assert path.read_bytes() == before
+    assert bundle.read_bundle(runtime, path)[1].abs().sum() > 0
+
+
 def test_unsupported_value_leaves_no_bundle(runtime, tmp_path):
     path = tmp_path / "bad.arbb"
     with pytest.raises(TypeError, match="list"):

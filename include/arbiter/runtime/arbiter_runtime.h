@@ -61,6 +61,8 @@ ARB_API int arb_reader_info(const arb_reader* r, int64_t idx, int32_t* kind, int
                     int64_t* shape, uint64_t* nbytes);
 /* Copies value idx's bytes into dst (dst_bytes must equal its nbytes). */
 ARB_API int arb_reader_copy(arb_reader* r, int64_t idx, void* dst, uint64_t dst_bytes);
+/* The file offset of value idx's bytes, for a caller that maps the file instead of copying. */
+ARB_API int arb_reader_offset(const arb_reader* r, int64_t idx, uint64_t* offset);
 ARB_API void arb_reader_close(arb_reader* r);
 
 /* ---- hashing: XXH3 64-bit of host memory, for input-integrity checks ---- */

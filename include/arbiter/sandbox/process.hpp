@@ -149,6 +149,22 @@ struct process_result {
 /// "timed out after 30.0 s (wall clock)", "failed to start: <why>".
 std::string describe(const process_result& result);
 
+/// What the orchestrator may read and do to a started process from outside while it runs (the
+/// outside clock's batches, docs/guard.md); each member is empty where the host gives no way, and
+/// each may be called from any thread while the process runs.
+struct process_access {
+  /// The kernel's account of the CPU time (ms) every process of it has used so far: its cgroup's
+  /// cpu.stat, or an unisolated process's CPU clock; nullopt once it is gone.
+  std::function<std::optional<double>()> cpu_ms;
+  /// Holds every process of it still (true) or lets it go on (false): cgroup.freeze where it has a
+  /// v2 cgroup, else SIGSTOP/SIGCONT of each of its processes (its cgroup's members, else the leader
+  /// and its descendants). Returns once they are held or let go; false when that failed.
+  std::function<bool(bool)> hold;
+  /// The host pid of its process whose pid in that process's own PID namespace is ns_pid (the last
+  /// NSpid of /proc/<pid>/status), among its cgroup's members, else the leader and its descendants.
+  std::function<std::optional<int>(int)> host_pid;
+};
+
 /// A process started ahead of its turn (process_runner::start): it runs until it reads its gate
 /// (descriptor gate_fd) and waits there. Nothing of it is supervised until finish().
 class started_process {
@@ -162,9 +178,8 @@ public:
   /// Opens the gate unless open() did, then supervises the process to its end as
   /// process_runner::run does; the wall-clock limit counts from here. Call once.
   virtual process_result finish() = 0;
-  /// The kernel's account of the CPU time (ms) every process of this one has used so far, read
-  /// from its cgroup from any thread while it runs; empty where it has no cgroup.
-  virtual std::function<std::optional<double>()> cpu_clock_ms() const { return {}; }
+  /// Its CPU account, hold and pid lookup, for the outside clock (process_access).
+  virtual process_access access() const { return {}; }
 };
 
 /// Interface so that the pipeline can be tested without real processes.

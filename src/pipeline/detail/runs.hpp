@@ -126,7 +126,8 @@ nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& 
 inline constexpr int k_reference_layout = 3;
 
 /// The reference's sealed sets (mutation sets, docs/guard.md) into an evaluation's own sealed/
-/// folder: hard links where the file system allows, else copies. The runner empties the folder
+/// folder, as copies (never links: a candidate writing its copy must not reach the reference's,
+/// which every later evaluation of the problem is handed). The runner empties the folder
 /// before the solution is imported.
 void hand_over_sealed(const std::filesystem::path& from, const std::filesystem::path& to);
 

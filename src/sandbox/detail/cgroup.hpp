@@ -85,11 +85,17 @@ public:
   /// holds the file open: safe from another thread, nullopt once the group is gone. Empty when
   /// the group has no cpu.stat.
   std::function<std::optional<double>()> cpu_clock_ms() const;
+  /// Freezes (true) or thaws (false) every process of the group through its v2 cgroup.freeze and
+  /// waits (up to ~2 s) until cgroup.events says it took effect; holds both files open, so it is
+  /// safe from another thread. Empty when the group has no v2 folder with cgroup.freeze.
+  std::function<bool(bool)> freezer() const;
   /// The folder the limit of `controller` is written in: its v1 folder where it has one, else the
   /// v2 folder (empty when there is none).
   std::string folder(const std::string& controller) const;
   /// The processes in the evaluation now: its v2 cgroup.procs, else its first v1 folder's.
   std::vector<pid_t> members() const;
+  /// The cgroup.procs file members() reads; empty when the group has no folder.
+  std::string procs_file() const;
 
   /// Kills every process in the cgroup, waits (up to ~2 s) for it to empty, removes it. Returns the
   /// caps that were reached, one line ("memory cap of 1.0 GiB reached: 1 process killed"), or empty.

@@ -86,6 +86,8 @@ TEST(bundle, round_trips_every_kind_and_dtype) {
   const fs::path path = temp_path("round_trip.arbb");
   const std::vector<test_value> values = sample_values();
   write_bundle(path, values);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<unsigned char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 
   arb_reader* reader = nullptr;
   ASSERT_EQ(arb_reader_open(path.c_str(), &reader), ARB_OK) << arb_last_error();
@@ -105,7 +107,14 @@ TEST(bundle, round_trips_every_kind_and_dtype) {
     ASSERT_EQ(arb_reader_copy(reader, static_cast<int64_t>(value_idx), data.data(), nbytes), ARB_OK)
         << arb_last_error();
     EXPECT_EQ(data, expected.data) << value_idx;
+    // A mapping reader finds the same bytes at the value's offset in the file.
+    uint64_t offset = 0;
+    ASSERT_EQ(arb_reader_offset(reader, static_cast<int64_t>(value_idx), &offset), ARB_OK) << arb_last_error();
+    ASSERT_LE(offset + nbytes, raw.size()) << value_idx;
+    EXPECT_TRUE(std::equal(data.begin(), data.end(), raw.begin() + static_cast<std::ptrdiff_t>(offset))) << value_idx;
   }
+  uint64_t offset = 0;
+  EXPECT_EQ(arb_reader_offset(reader, static_cast<int64_t>(values.size()), &offset), ARB_E_ARG);
   arb_reader_close(reader);
 }
 
