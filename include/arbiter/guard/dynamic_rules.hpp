@@ -74,26 +74,27 @@ struct outside_check {
 /// honest ratio strays on this machine and shape).
 inline constexpr double k_outside_min_ratio = 3.0;
 inline constexpr double k_outside_ref_factor = 1.5;
-/// Per call, what the clock cannot resolve whatever the batch: a call's share of the batch's
-/// file reads and writes, its Python call and the thread woken by the channel vary by this much on
-/// the CPU host (honest 0.01 ms calls were seen at 0.15 ms per call in a loaded CI run). Calls
-/// cheaper than this rest on the work check, the captures and the probe.
+/// Per call, what the wall cannot resolve whatever the batch: a call's share of the batch's
+/// mapping faults, its Python call and the thread woken by the channel (honest 0.01 ms calls were
+/// seen at 0.15 ms per call in a loaded CI run, when the batch still moved its sets and outputs
+/// through files). Calls cheaper than this rest on the work check, the captures and the probe.
 inline constexpr double k_outside_floor_ms = 0.25;
-/// The batch's reads and writes slow with the host's load as its calls do: this share of the
-/// overhead is allowed as noise too (the red-team runs on a 2-core host under a parallel build saw
-/// no-call batches of one shape from 12 to 170 ms).
+/// What the batch does besides its calls slows with the host's load as its calls do: this share of
+/// the overhead is allowed as noise too (with the sets and outputs in files, the red-team runs on a
+/// 2-core host under a parallel build saw no-call batches of one shape from 12 to 170 ms).
 inline constexpr double k_outside_overhead_noise = 0.25;
 /// The candidate's own no-call batch counts as its overhead up to this many times the reference's.
 inline constexpr double k_outside_own_overhead_cap = 4.0;
 /// The CPU witness (device cpu, one granted thread): an honest call's CPU time in the batch stays
-/// near its timed wall (a clean-clone CI run saw an honest 0.19 ms call at 1.03 ms of CPU, 5.4×,
-/// under ratio 2 and a 0.05 ms floor: the same ratio and floor as the wall's since), so the allowed
-/// ratio is the larger of this and k_outside_ref_factor × the
-/// reference's own CPU-to-record ratio; the overhead's CPU time is steadier than its wall, so a
-/// smaller share of it is noise; a call's share of the batch's reads and writes stays under the floor.
-inline constexpr double k_outside_cpu_min_ratio = 3.0;
+/// near its timed wall once the batch carries no file traffic (sets mapped, outputs read from the
+/// held process: honest starter and legit-corpus calls at 0.7-1.3x their records on the 2-core host,
+/// docs/results/2026-12-07-outside-mapped-held-cpu.md), so the allowed ratio is the larger of this
+/// and k_outside_ref_factor × the reference's own CPU-to-record ratio; the overhead's CPU time is
+/// steady, so a tenth of it is noise, and below the floor a call's share of the batch's mapping
+/// faults and Python call is noise.
+inline constexpr double k_outside_cpu_min_ratio = 2.0;
 inline constexpr double k_outside_cpu_noise = 0.1;
-inline constexpr double k_outside_cpu_floor_ms = 0.25;
+inline constexpr double k_outside_cpu_floor_ms = 0.1;
 /// The candidate's own no-call batch's CPU time counts up to this many times the reference's.
 inline constexpr double k_outside_cpu_own_overhead_cap = 2.0;
 
