@@ -95,8 +95,11 @@ inline constexpr double k_outside_own_overhead_cap = 4.0;
 inline constexpr double k_outside_cpu_min_ratio = 2.0;
 inline constexpr double k_outside_cpu_noise = 0.1;
 inline constexpr double k_outside_cpu_floor_ms = 0.1;
-/// The candidate's own no-call batch's CPU time counts up to this many times the reference's.
-inline constexpr double k_outside_cpu_own_overhead_cap = 2.0;
+/// The candidate's own no-call batch's CPU time counts up to this many times the reference's: the
+/// same mapping, clones and declaration (the red-team runs saw honest-looking ones at 0.9 to 1.3x
+/// the reference's); a no-call batch that burns CPU on purpose hides at most half the reference's
+/// overhead from the calls.
+inline constexpr double k_outside_cpu_own_overhead_cap = 1.5;
 
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)
