@@ -102,6 +102,9 @@ std::vector<finding> dynamic_findings(const run_evidence& e) {
   std::vector<finding> out;
   if (!e.thread_leaks.empty())
     out.push_back(dynamic("T2", severity::reject, "threads left running (thread census): " + joined(e.thread_leaks)));
+  if (!e.busy_after_answer.empty())
+    out.push_back(dynamic("T2", severity::reject, "work outlives the calls (the kernel's account of its CPU time while the "
+                                                  "runner waited after its answer): " + joined(e.busy_after_answer)));
   if (!e.patched.empty()) {
     const bool harness = e.patched.front().find("arbiter_runner") != std::string::npos;
     out.push_back(dynamic(harness ? "H3" : "T4", severity::reject, "replaced while it ran: " + joined(e.patched)));

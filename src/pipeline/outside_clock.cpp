@@ -76,6 +76,7 @@ struct outside_clock::state {
   void on_done(const nlohmann::json& event, std::size_t shape_idx, const std::string& label);
   void keep(const nlohmann::json& event, std::size_t shape_idx, const std::string& label);
   void release(const std::string& where);
+  std::optional<double> quiet_cpu_ms();
 };
 
 void outside_clock::state::follow() {
@@ -133,7 +134,7 @@ void outside_clock::state::on_ready(std::size_t shape_idx, const std::string& la
   if (seen[{shape_idx, label}]) return record.faults.push_back("batch " + where + " announced twice");
   seen[{shape_idx, label}] = true;
   const fs::path sets = paths.sets_dir / std::to_string(shape_idx);
-  outside_batch batch{shape_idx, label, 0, 0.0, false, std::nullopt};
+  outside_batch batch{shape_idx, label, 0, 0.0, false, std::nullopt, std::nullopt};
   try {
     copy_sets(sets, paths.dir / "in" / std::to_string(shape_idx));
     for (const auto& entry : fs::directory_iterator(sets)) batch.calls += entry.is_regular_file() ? 1 : 0;
@@ -155,7 +156,7 @@ void outside_clock::state::on_done(const nlohmann::json& event, std::size_t shap
   const std::string where = "batch shape " + std::to_string(shape_idx) + " " + label;
   // The reference's outputs are not kept: it is trusted, and left to run.
   const bool holds = access.hold && !paths.kept_dir.empty();
-  const bool held = holds && access.hold(true);
+  bool held = holds && access.hold(true);
   if (holds && !held) record.faults.push_back(where + ": the process could not be held still");
   const auto now = clock_type::now();
   const auto cpu_now = access.cpu_ms ? access.cpu_ms() : std::nullopt;
@@ -166,10 +167,22 @@ void outside_clock::state::on_done(const nlohmann::json& event, std::size_t shap
     batch.wall_ms = std::chrono::duration<double, std::milli>(now - go_at).count();
     if (cpu_now && cpu_at_go) batch.cpu_ms = *cpu_now - *cpu_at_go;
     batch.finished = true;
+    const std::size_t batch_idx = *open_batch;
     open_batch.reset();
     if (!paths.kept_dir.empty()) keep(event, shape_idx, label);
+    if (held && !access.hold(false)) record.faults.push_back(where + ": the process could not be let go");
+    held = false;
+    if (holds && access.cpu_ms) record.batches[batch_idx].busy_ms = quiet_cpu_ms();
   }
   if (held && !access.hold(false)) record.faults.push_back(where + ": the process could not be let go");
+}
+
+// The runner waits for its release on the pipe: an honest process uses no CPU now.
+std::optional<double> outside_clock::state::quiet_cpu_ms() {
+  const auto before = access.cpu_ms();
+  std::this_thread::sleep_for(std::chrono::milliseconds(k_quiet_ms));
+  const auto after = access.cpu_ms();
+  return before && after ? std::optional<double>(*after - *before) : std::nullopt;
 }
 
 void outside_clock::state::keep(const nlohmann::json& event, std::size_t shape_idx, const std::string& label) {
@@ -239,6 +252,7 @@ nlohmann::json to_json(const outside_record& record) {
     batches.push_back({{"shape_idx", b.shape_idx}, {"label", b.label}, {"calls", b.calls}, {"wall_ms", b.wall_ms},
                        {"finished", b.finished}});
     if (b.cpu_ms) batches.back()["cpu_ms"] = *b.cpu_ms;
+    if (b.busy_ms) batches.back()["busy_ms"] = *b.busy_ms;
   }
   return {{"version", 1}, {"batches", batches}, {"faults", record.faults}};
 }
@@ -256,7 +270,8 @@ outside_record outside_from_json(const nlohmann::json& doc) {
     const auto finished = b.find("finished");
     record.batches.push_back({integer_or<std::size_t>(b, "shape_idx", 0), string_or(b, "label"),
                               integer_or<int>(b, "calls", 0), number(b, "wall_ms").value_or(0.0),
-                              finished != b.end() && finished->is_boolean() && finished->get<bool>(), number(b, "cpu_ms")});
+                              finished != b.end() && finished->is_boolean() && finished->get<bool>(), number(b, "cpu_ms"),
+                              number(b, "busy_ms")});
   }
   const auto faults = doc.find("faults");
   for (const auto& f : faults != doc.end() && faults->is_array() ? *faults : nlohmann::json::array())

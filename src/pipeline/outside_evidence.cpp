@@ -124,6 +124,21 @@ void check_outputs(guard::run_evidence& e, const catalog::problem& problem, cons
 
 } // namespace
 
+namespace {
+
+/// The CPU the candidate's processes used while the runner waited after each of its answers.
+void busy_after_answer(guard::run_evidence& e, const shape_batches& b, const std::string& shape, nlohmann::json& detail) {
+  for (const auto* batch : {&b.candidate, b.own_overhead ? &*b.own_overhead : nullptr}) {
+    if (!batch || !batch->busy_ms) continue;
+    detail["busy_after_answer_ms"][batch->label] = *batch->busy_ms;
+    if (*batch->busy_ms > guard::k_busy_after_answer_ms)
+      e.busy_after_answer.push_back(fmt::format("shape {}, batch {}: {:.3g} ms of CPU in the {} ms after its answer", shape,
+                                                batch->label, *batch->busy_ms, k_quiet_ms));
+  }
+}
+
+} // namespace
+
 void outside_evidence(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem,
                       const candidate_run& run, const fs::path& ref_dir, const fs::path& eval_dir,
                       const std::vector<store::measurement_record>& measurements, bool outputs_checked,
@@ -152,6 +167,7 @@ void outside_evidence(guard::run_evidence& e, const job_context& ctx, const cata
     }
     if (cpu) e.outside.push_back(*cpu);
     else if (wall) e.outside.push_back(*wall);
+    busy_after_answer(e, *b, shape, detail);
     details["outside_clock"].push_back(detail);
     if (outputs_checked) check_outputs(e, problem, ref_dir, eval_dir, shape_idx, shape, b->candidate.calls, bundles);
   }

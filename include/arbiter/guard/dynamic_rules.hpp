@@ -101,9 +101,17 @@ inline constexpr double k_outside_cpu_floor_ms = 0.1;
 /// overhead from the calls.
 inline constexpr double k_outside_cpu_own_overhead_cap = 1.5;
 
+/// CPU time (ms) the candidate's processes may use in the outside clock's quiet window after an
+/// answer (5 ms, while the runner waits for its release and nothing of the harness runs) before it
+/// is work outliving the calls: an idle process uses none; a thread busy at return uses the window.
+inline constexpr double k_busy_after_answer_ms = 1.0;
+
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)
   std::vector<std::string> thread_leaks; ///< Python threads alive after load or calls that were not before
+  /// Per batch whose processes used CPU after the answer, while the runner waited for its release
+  /// (read outside the process: work that outlives the calls, a thread busy at return).
+  std::vector<std::string> busy_after_answer;
   std::vector<std::string> patched;      ///< harness or timer objects replaced while the candidate ran
   std::vector<std::string> output_types; ///< outputs whose type is not exactly torch.Tensor
   std::vector<std::string> aliases;      ///< outputs sharing storage with an input

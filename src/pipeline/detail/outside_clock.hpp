@@ -29,7 +29,14 @@ struct outside_batch {
   /// The kernel's account of the CPU time the process (its cgroup) used over the same span; none
   /// where the process has no such account. Unlike the wall, it does not grow with the host's load.
   std::optional<double> cpu_ms;
+  /// The CPU time its processes used in the k_quiet_ms after they were let go, while the runner
+  /// waited for its release and nothing of the harness runs: work that outlives the calls (a
+  /// thread busy at return). Measured for the candidate's batches only, where there is a CPU account.
+  std::optional<double> busy_ms;
 };
+
+/// How long the orchestrator watches the CPU account after a candidate's answer.
+inline constexpr int k_quiet_ms = 5;
 
 /// outside.json, beside the channel file: every batch and anything out of order.
 struct outside_record {

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -49,6 +50,8 @@ TEST_F(outside_clock_fixture, a_batch_is_timed_from_the_go_to_the_answer_and_its
     return true;
   };
   access.host_pid = [](int pid) { return pid == 4242 ? std::optional<int>(::getpid()) : std::nullopt; };
+  auto cpu_reads = std::make_shared<double>(0.0);
+  access.cpu_ms = [cpu_reads] { return std::optional<double>(*cpu_reads += 1.5); }; // 1.5 ms between reads
   outside_clock clock(paths(), access);
   const int go = ::open(paths().fifo.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(go, 0);
@@ -78,6 +81,11 @@ TEST_F(outside_clock_fixture, a_batch_is_timed_from_the_go_to_the_answer_and_its
   EXPECT_GE(batch->wall_ms, 20.0);
   EXPECT_TRUE(record.faults.empty()) << record.faults.front();
   EXPECT_EQ(holds, (std::vector<std::string>{"hold", "let go"}));
+  // The CPU account read at the go and the answer, and twice more around the quiet window after
+  // the process was let go, before its release.
+  ASSERT_TRUE(batch->cpu_ms && batch->busy_ms);
+  EXPECT_DOUBLE_EQ(*batch->cpu_ms, 1.5);
+  EXPECT_DOUBLE_EQ(*batch->busy_ms, 1.5);
   arb_reader* reader = nullptr;
   ASSERT_EQ(arb_reader_open((m_root / "eval/outside-kept/0/candidate/0.arbb").c_str(), &reader), ARB_OK) << arb_last_error();
   std::vector<float> kept(first.size());

@@ -59,8 +59,8 @@ protected:
     // The reference's batches: its own model at its record's 2 ms per call, and three that call
     // nothing, which cost about 1 ms.
     detail::outside_record reference;
-    reference.batches = {{0, "reference", 2, 5.0, true, std::nullopt}, {0, "overhead0", 2, 1.0, true, std::nullopt},
-                         {0, "overhead1", 2, 1.1, true, std::nullopt}, {0, "overhead2", 2, 1.05, true, std::nullopt}};
+    reference.batches = {{0, "reference", 2, 5.0, true, std::nullopt, std::nullopt}, {0, "overhead0", 2, 1.0, true, std::nullopt, std::nullopt},
+                         {0, "overhead1", 2, 1.1, true, std::nullopt, std::nullopt}, {0, "overhead2", 2, 1.05, true, std::nullopt, std::nullopt}};
     detail::write_outside(ref() / "outside.json", reference);
     for (int set_idx = 0; set_idx < 2; ++set_idx)
       write_bundle(ref() / "expected/0/outside" / (std::to_string(set_idx) + ".arbb"), {1, 2, 3});
@@ -89,7 +89,7 @@ protected:
   // The candidate's batch as the orchestrator's clock saw it: two calls of per_call_ms each on
   // top of the overhead, and the outputs it kept.
   void outside_batch(std::vector<float> values, double per_call_ms) {
-    m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * per_call_ms, true, std::nullopt}};
+    m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * per_call_ms, true, std::nullopt, std::nullopt}};
     for (int set_idx = 0; set_idx < 2; ++set_idx)
       write_bundle(eval() / "outside-kept/0/candidate" / (std::to_string(set_idx) + ".arbb"), values);
   }
@@ -227,12 +227,12 @@ TEST_F(judge_fixture, the_candidates_own_no_call_batch_is_its_overhead_up_to_a_c
   candidate_outputs({1, 2, 3});
   // Honest, in a sandbox that moves files 3x slower than the reference's process: its own 3 ms
   // no-call batch is the yardstick, and 0.5 ms a call is what it claimed.
-  m_run.outside.batches = {{0, "candidate", 2, 3.0 + 2 * 0.5, true, std::nullopt}, {0, "overhead", 2, 3.0, true, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 3.0 + 2 * 0.5, true, std::nullopt, std::nullopt}, {0, "overhead", 2, 3.0, true, std::nullopt, std::nullopt}};
   EXPECT_EQ(judge().result.v, verdict::passed);
   // Forged, its no-call batch slowed to 50 ms to hide the calls: it counts as 4x the reference's
   // 1 ms, and the 5 ms calls still show.
   candidate_timing(timing_json(0.05));
-  m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * 5.0, true, std::nullopt}, {0, "overhead", 2, 50.0, true, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * 5.0, true, std::nullopt, std::nullopt}, {0, "overhead", 2, 50.0, true, std::nullopt, std::nullopt}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NEAR(j.details["outside_clock"][0]["wall"]["overhead_ms"].get<double>(), 4.0, 1e-9);
@@ -244,8 +244,8 @@ namespace {
 /// batches' walls from 12 to 30 ms for 0.8 ms of CPU, its calls 2 ms of CPU each (its record's 2 ms).
 void reference_with_cpu(const fs::path& ref_dir) {
   detail::outside_record reference;
-  reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 2.0}, {0, "overhead0", 2, 12.0, true, 0.8},
-                       {0, "overhead1", 2, 30.0, true, 0.82}, {0, "overhead2", 2, 20.0, true, 0.81}};
+  reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 2.0, std::nullopt}, {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
+                       {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt}, {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
   detail::write_outside(ref_dir / "outside.json", reference);
 }
 
@@ -258,7 +258,7 @@ TEST_F(judge_fixture, the_cpu_account_catches_a_record_the_loaded_wall_lets_thro
   // The host is loaded: the batch's wall is dominated by a 40 ms no-call cost that varies by more
   // than the calls, so the wall's allowance swallows them; their CPU time (1 ms each over 0.8 ms
   // of reads) does not.
-  m_run.outside.batches = {{0, "candidate", 2, 42.0, true, 0.8 + 2 * 2.0}, {0, "overhead", 2, 40.0, true, 0.8}};
+  m_run.outside.batches = {{0, "candidate", 2, 42.0, true, 0.8 + 2 * 2.0, std::nullopt}, {0, "overhead", 2, 40.0, true, 0.8, std::nullopt}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NE(j.result.reason.find("kernel's account of the evaluation's CPU time saw 2 ms per call"), std::string::npos)
@@ -272,7 +272,7 @@ TEST_F(judge_fixture, on_the_cpu_a_loaded_wall_does_not_judge_where_the_cpu_acco
   candidate_timing(timing_json(0.5));
   // A load spike during the batch: 60 ms of wall over a 4 ms no-call batch, but the calls' CPU
   // time is what the record claims.
-  m_run.outside.batches = {{0, "candidate", 2, 64.0, true, 0.8 + 2 * 0.5}, {0, "overhead", 2, 4.0, true, 0.8}};
+  m_run.outside.batches = {{0, "candidate", 2, 64.0, true, 0.8 + 2 * 0.5, std::nullopt}, {0, "overhead", 2, 4.0, true, 0.8, std::nullopt}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
   EXPECT_GT(j.details["outside_clock"][0]["wall"]["per_call_ms"].get<double>(), 20.0);
@@ -282,7 +282,7 @@ TEST_F(judge_fixture, an_honest_calls_cpu_time_within_the_allowance_passes) {
   reference_with_cpu(ref());
   candidate_outputs({1, 2, 3});
   candidate_timing(timing_json(0.5));
-  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.7}, {0, "overhead", 2, 2.0, true, 0.9}};
+  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.7, std::nullopt}, {0, "overhead", 2, 2.0, true, 0.9, std::nullopt}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
 }
@@ -293,10 +293,21 @@ TEST_F(judge_fixture, a_no_call_batch_burning_cpu_hides_at_most_half_the_referen
   candidate_timing(timing_json(0.25));
   // The no-call batch burns 10 ms of CPU to pass for overhead: it counts as 1.5 x 0.8 ms, and the
   // calls' 1.5 ms each show.
-  m_run.outside.batches = {{0, "candidate", 2, 43.0, true, 0.8 + 2 * 2.5}, {0, "overhead", 2, 40.0, true, 10.0}};
+  m_run.outside.batches = {{0, "candidate", 2, 43.0, true, 0.8 + 2 * 2.5, std::nullopt}, {0, "overhead", 2, 40.0, true, 10.0, std::nullopt}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NEAR(j.details["outside_clock"][0]["cpu"]["overhead_ms"].get<double>(), 1.2, 1e-9);
+}
+
+TEST_F(judge_fixture, cpu_used_while_the_runner_waits_after_its_answer_is_work_outliving_the_calls) {
+  candidate_outputs({1, 2, 3});
+  m_run.outside.batches[0].busy_ms = 0.2; // the harness's own wake-ups: an idle process
+  EXPECT_EQ(judge().result.v, verdict::passed);
+  m_run.outside.batches[0].busy_ms = 4.0; // a thread busy at return
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected);
+  EXPECT_NE(j.result.reason.find("T2"), std::string::npos) << j.result.reason;
+  EXPECT_DOUBLE_EQ(j.details["outside_clock"][0]["busy_after_answer_ms"]["candidate"].get<double>(), 4.0);
 }
 
 TEST_F(judge_fixture, without_a_cpu_account_the_wall_alone_judges_and_the_details_say_so) {
