@@ -4,7 +4,7 @@ from conftest import ROOT
 
 def test_starter_suite(arbiter):
     proc = arbiter.run("eval", str(ROOT / "suites" / "starter"), "--solutions", str(ROOT / "solutions" / "starter"),
-                       "--db", arbiter.db, "--device", arbiter.device, "--max-time", "0.5")
+                       "--db", arbiter.db, "--device", arbiter.device, "--max-time", "0.2")
     assert "handwritten" in proc.stdout  # the leaderboard closes the run
     got = arbiter.evaluations()
     problems = {key[0] for key in got}
