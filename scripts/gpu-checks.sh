@@ -2,6 +2,8 @@
 # The checks that CI cannot run, on a machine with an NVIDIA GPU, each under its own time limit,
 # each step's output in OUT/<step>.log (OUT defaults to ./gpu-checks):
 #   corpus     the guard corpus cases whose evidence needs the GPU (probe rules: B1 library kernels, …)
+#   redteam    the red-team corpus on cuda (REDTEAM_CASES, globs under tests/corpus/redteam, default
+#              every case), then the outside clock's account of each batch (OUT/redteam-outside.md)
 #   prestart   wall per evaluation with and without candidates started ahead (docs/measurement.md)
 #   fidelity   timing fidelity (FIDELITY_WORKLOADS, default all four), FIDELITY_PROCS (default 5) fresh
 #              processes each;
@@ -52,6 +54,10 @@ for name in "${STEPS[@]}"; do
   corpus)
     step corpus "${CORPUS_LIMIT:-300}" env ARBITER_BIN="$BIN" ARBITER_TEST_DEVICE=cuda ARBITER_CORPUS_CASES="$CORPUS_CASES" \
       "$PYTHON" -m pytest -v -p no:cacheprovider --basetemp="$SCRATCH/corpus" tests/integration/test_guard_corpus.py ;;
+  redteam)
+    step redteam "${REDTEAM_LIMIT:-540}" env ARBITER_BIN="$BIN" ARBITER_TEST_DEVICE=cuda ARBITER_CORPUS_CASES="${REDTEAM_CASES:-}" \
+      "$PYTHON" -m pytest -q -rs -s -p no:cacheprovider --basetemp="$SCRATCH/redteam" tests/integration/test_redteam_corpus.py
+    "$PYTHON" bench/outside_clock/report.py "$SCRATCH/redteam/redteam0/results.db" >"$OUT/redteam-outside.md" 2>&1 ;;
   prestart)
     step prestart "${PRESTART_LIMIT:-240}" "$PYTHON" bench/throughput/prestart.py --arbiter "$BIN" \
       --suite tests/corpus/kernelbench/level1 --solutions tests/corpus/kernelbench/solutions \
@@ -70,7 +76,7 @@ for name in "${STEPS[@]}"; do
       "$PYTHON" tests/gpu/run_gpu_tests.py \
       -rf --tb=short --basetemp="$SCRATCH/gpu" ${GPU_PYTEST_ARGS:-} ;;
   *)
-    echo "gpu-checks: unknown step '$name' (expected corpus, prestart, fidelity, history or gpu)" >&2
+    echo "gpu-checks: unknown step '$name' (expected corpus, redteam, prestart, fidelity, history or gpu)" >&2
     exit 2 ;;
   esac
 done
