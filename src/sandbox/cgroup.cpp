@@ -1,5 +1,7 @@
 #include "detail/cgroup.hpp"
 
+#include "detail/proc_files.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -74,13 +76,6 @@ void remove_folder(const std::string& path) {
   using namespace std::chrono;
   for (int attempt = 0; attempt < 100 && ::rmdir(path.c_str()) != 0 && errno == EBUSY; ++attempt)
     std::this_thread::sleep_for(milliseconds(10));
-}
-
-std::vector<pid_t> read_pids(const std::string& procs_file) {
-  std::vector<pid_t> pids;
-  std::istringstream text(cgroup_read(procs_file));
-  for (pid_t pid = 0; text >> pid;) pids.push_back(pid);
-  return pids;
 }
 
 } // namespace

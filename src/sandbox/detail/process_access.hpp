@@ -10,10 +10,6 @@
 
 namespace arbiter::sandbox::detail {
 
-/// The pid `host_pid` has in its innermost PID namespace (the last field of NSpid in
-/// /proc/<pid>/status); nullopt when it is gone or the line is missing.
-std::optional<int> innermost_pid(pid_t host_pid);
-
 /// A host_pid lookup over the processes `members` lists when called.
 std::function<std::optional<int>(int)> pid_finder(std::function<std::vector<pid_t>()> members);
 

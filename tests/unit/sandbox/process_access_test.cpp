@@ -3,6 +3,7 @@
 // the pid it has in its own namespace. Unisolated (SIGSTOP) everywhere; in a cgroup (cgroup.freeze)
 // where the host gives one, else "skipped" with the reason.
 #include "arbiter/sandbox/process.hpp"
+#include "detail/proc_files.hpp"
 #include "detail/process_access.hpp"
 
 #include <gtest/gtest.h>
@@ -87,7 +88,8 @@ TEST_F(process_access_test, a_process_in_a_cgroup_is_frozen_whole_and_found_thro
   // The spinners' pids as their own namespace numbers them lead back to their host pids.
   int found = 0;
   for (int ns_pid = 1; ns_pid < 64; ++ns_pid)
-    if (const auto host = access.host_pid(ns_pid); host && detail::innermost_pid(*host) == ns_pid) ++found;
+    if (const auto host = access.host_pid(ns_pid); host && detail::innermost_pid(detail::read_proc(*host, "status")) == ns_pid)
+      ++found;
   EXPECT_GE(found, 2);
   started->finish();
 }
