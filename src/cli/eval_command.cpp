@@ -51,6 +51,9 @@ command eval_command() {
             app.add_flag_callback("--no-sandbox", [args] { args->options.sandbox = false; },
                                   "Run candidate code as arbiter's own user with network and files (development only)")
                 ->envname("ARBITER_NO_SANDBOX");
+            app.add_flag_callback("--no-static-rules", [args] { args->options.static_rules = false; },
+                                  "Audit: judge on run-time evidence alone (facts computed and kept, no finding from them; campaign "
+                                  "named .../static-rules-off)");
             app.add_flag("--keep-outputs", args->options.keep_outputs,
                          "Keep every tensor bundle (by default those of 16 MiB and more are removed once judged)")
                 ->envname("ARBITER_KEEP_OUTPUTS");

@@ -57,12 +57,14 @@ nlohmann::json campaign_config(const eval_options& o, const std::string& device)
   return {{"suite_dir", o.suite_dir.string()}, {"solutions_dir", o.solutions_dir.string()}, {"device", device},
           {"num_seeds", o.num_seeds}, {"timeout_s", o.timeout_s}, {"weights_seed", o.weights_seed},
           {"python", o.python}, {"models", o.models}, {"problems", o.problems}, {"sandbox", o.sandbox},
-          {"prebuild", o.prebuild}};
+          {"prebuild", o.prebuild}, {"static_rules", o.static_rules}};
 }
 
 store::campaign_record open_campaign(campaign_state& st, const catalog::suite& s, store::store& db, std::int64_t hardware_id) {
   store::campaign_record wanted;
-  wanted.name = st.options.campaign.empty() ? s.name + "/" + st.device + "/" + st.hardware.fingerprint.substr(0, 8) : st.options.campaign;
+  wanted.name = st.options.campaign.empty() ? s.name + "/" + st.device + "/" + st.hardware.fingerprint.substr(0, 8) +
+                                                  (st.options.static_rules ? "" : "/static-rules-off")
+                                            : st.options.campaign;
   wanted.suite = s.name;
   wanted.device = st.device;
   wanted.hardware_id = hardware_id;
@@ -72,6 +74,10 @@ store::campaign_record open_campaign(campaign_state& st, const catalog::suite& s
   if (got.suite != s.name || got.device != st.device)
     ARB_THROW(config_error, "campaign '" + got.name + "' belongs to suite " + got.suite + " on " + got.device +
                                 "; choose another --campaign name");
+  const auto config = nlohmann::json::parse(got.config_json.empty() ? "{}" : got.config_json, nullptr, false);
+  if (config.is_object() && config.value("static_rules", true) != st.options.static_rules)
+    ARB_THROW(config_error, "campaign '" + got.name + "' was judged with the static rules " +
+                                (st.options.static_rules ? "off" : "on") + "; choose another --campaign name");
   if (static_cast<int>(got.seeds.size()) != st.options.num_seeds)
     ARB_THROW(config_error, "campaign '" + got.name + "' was created with " + std::to_string(got.seeds.size()) + " seeds; --seeds must match");
   return got;

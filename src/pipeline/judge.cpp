@@ -168,7 +168,10 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   case_passes passed;
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
-  j.findings = guard::static_findings(run.facts, problem.rule);
+  if (ctx.options.static_rules)
+    j.findings = guard::static_findings(run.facts, problem.rule);
+  else
+    j.details["static_rules"] = "off";
   if (auto survivors = guard::survivor_finding(run.process.survivors)) j.findings.push_back(std::move(*survivors));
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   evidence.work = work_checks(ctx, run.events, read_events(ref_dir / "events.jsonl"), j.measurements);

@@ -6,6 +6,8 @@
 #include "arbiter/common/json_field.hpp"
 #include "arbiter/common/log.hpp"
 
+#include <fmt/format.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -54,6 +57,30 @@ void copy_sets(const fs::path& from, const fs::path& to) {
   if (ec) ARB_THROW(io_error, "outside clock: cannot read the batch sets in " + from.string() + ": " + ec.message());
 }
 
+/// What the threads did between two readings: their run time together, and those that ran at least
+/// k_busy_thread_ms, busiest first, as "name (tid N): X ms"; a thread born between them counts all
+/// its run time.
+struct threads_ran {
+  double total_ms = 0.0;
+  std::vector<std::string> busy;
+};
+
+threads_ran between(const std::vector<sandbox::thread_sample>& before, const std::vector<sandbox::thread_sample>& after) {
+  std::map<int, std::uint64_t> was;
+  for (const auto& t : before) was[t.tid] = t.run_ns;
+  threads_ran out;
+  std::vector<std::pair<double, std::string>> ran;
+  for (const auto& t : after) {
+    const std::uint64_t start = was.count(t.tid) ? was[t.tid] : 0;
+    const double ms = t.run_ns > start ? static_cast<double>(t.run_ns - start) / 1e6 : 0.0;
+    out.total_ms += ms;
+    if (ms >= k_busy_thread_ms) ran.emplace_back(ms, fmt::format("{} (tid {}): {:.3g} ms", t.name, t.tid, ms));
+  }
+  std::sort(ran.begin(), ran.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [ms, what] : ran) out.busy.push_back(std::move(what));
+  return out;
+}
+
 } // namespace
 
 struct outside_clock::state {
@@ -76,7 +103,7 @@ struct outside_clock::state {
   void on_done(const nlohmann::json& event, std::size_t shape_idx, const std::string& label);
   void keep(const nlohmann::json& event, std::size_t shape_idx, const std::string& label);
   void release(const std::string& where);
-  std::optional<double> quiet_cpu_ms();
+  void watch_quiet(outside_batch& batch);
 };
 
 void outside_clock::state::follow() {
@@ -172,17 +199,24 @@ void outside_clock::state::on_done(const nlohmann::json& event, std::size_t shap
     if (!paths.kept_dir.empty()) keep(event, shape_idx, label);
     if (held && !access.hold(false)) record.faults.push_back(where + ": the process could not be let go");
     held = false;
-    if (holds && access.cpu_ms) record.batches[batch_idx].busy_ms = quiet_cpu_ms();
+    if (holds) watch_quiet(record.batches[batch_idx]);
   }
   if (held && !access.hold(false)) record.faults.push_back(where + ": the process could not be let go");
 }
 
-// The runner waits for its release on the pipe: an honest process uses no CPU now.
-std::optional<double> outside_clock::state::quiet_cpu_ms() {
-  const auto before = access.cpu_ms();
+// The runner waits for its release on the pipe: an honest process uses no CPU now. Its threads are
+// read on both sides of the window, so that the one still working is named.
+void outside_clock::state::watch_quiet(outside_batch& batch) {
+  const auto threads_before = access.threads ? access.threads() : std::vector<sandbox::thread_sample>{};
+  const auto before = access.cpu_ms ? access.cpu_ms() : std::nullopt;
   std::this_thread::sleep_for(std::chrono::milliseconds(k_quiet_ms));
-  const auto after = access.cpu_ms();
-  return before && after ? std::optional<double>(*after - *before) : std::nullopt;
+  const auto after = access.cpu_ms ? access.cpu_ms() : std::nullopt;
+  if (before && after) batch.busy_ms = *after - *before;
+  if (!access.threads) return;
+  auto ran = between(threads_before, access.threads());
+  batch.threads = static_cast<int>(threads_before.size());
+  batch.threads_busy_ms = ran.total_ms;
+  batch.busy_threads = std::move(ran.busy);
 }
 
 void outside_clock::state::keep(const nlohmann::json& event, std::size_t shape_idx, const std::string& label) {
@@ -253,6 +287,9 @@ nlohmann::json to_json(const outside_record& record) {
                        {"finished", b.finished}});
     if (b.cpu_ms) batches.back()["cpu_ms"] = *b.cpu_ms;
     if (b.busy_ms) batches.back()["busy_ms"] = *b.busy_ms;
+    if (b.threads) batches.back()["threads"] = *b.threads;
+    if (b.threads_busy_ms) batches.back()["threads_busy_ms"] = *b.threads_busy_ms;
+    if (!b.busy_threads.empty()) batches.back()["busy_threads"] = b.busy_threads;
   }
   return {{"version", 1}, {"batches", batches}, {"faults", record.faults}};
 }
@@ -272,6 +309,10 @@ outside_record outside_from_json(const nlohmann::json& doc) {
                               integer_or<int>(b, "calls", 0), number(b, "wall_ms").value_or(0.0),
                               finished != b.end() && finished->is_boolean() && finished->get<bool>(), number(b, "cpu_ms"),
                               number(b, "busy_ms")});
+    if (const auto threads = number(b, "threads")) record.batches.back().threads = static_cast<int>(*threads);
+    record.batches.back().threads_busy_ms = number(b, "threads_busy_ms");
+    for (const auto& t : b.value("busy_threads", nlohmann::json::array()))
+      if (t.is_string()) record.batches.back().busy_threads.push_back(t.get<std::string>());
   }
   const auto faults = doc.find("faults");
   for (const auto& f : faults != doc.end() && faults->is_array() ? *faults : nlohmann::json::array())

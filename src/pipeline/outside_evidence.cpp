@@ -126,14 +126,23 @@ void check_outputs(guard::run_evidence& e, const catalog::problem& problem, cons
 
 namespace {
 
-/// The CPU the candidate's processes used while the runner waited after each of its answers.
+/// The CPU the candidate's processes used while the runner waited after each of its answers: the
+/// cgroup's account, else the sum of its threads' run times read from /proc.
 void busy_after_answer(guard::run_evidence& e, const shape_batches& b, const std::string& shape, nlohmann::json& detail) {
   for (const auto* batch : {&b.candidate, b.own_overhead ? &*b.own_overhead : nullptr}) {
-    if (!batch || !batch->busy_ms) continue;
-    detail["busy_after_answer_ms"][batch->label] = *batch->busy_ms;
-    if (*batch->busy_ms > guard::k_busy_after_answer_ms)
-      e.busy_after_answer.push_back(fmt::format("shape {}, batch {}: {:.3g} ms of CPU in the {} ms after its answer", shape,
-                                                batch->label, *batch->busy_ms, k_quiet_ms));
+    if (!batch) continue;
+    if (batch->threads) detail["threads_at_answer"][batch->label] = *batch->threads;
+    if (batch->threads_busy_ms) detail["threads_busy_ms"][batch->label] = *batch->threads_busy_ms;
+    if (!batch->busy_threads.empty()) detail["busy_threads"][batch->label] = batch->busy_threads;
+    const auto busy = batch->busy_ms ? batch->busy_ms : batch->threads_busy_ms;
+    if (!busy) continue;
+    detail["busy_after_answer_ms"][batch->label] = *busy;
+    if (*busy <= guard::k_busy_after_answer_ms) continue;
+    std::string who;
+    for (std::size_t i = 0; i < batch->busy_threads.size() && i < 3; ++i) who += (i ? ", " : "") + batch->busy_threads[i];
+    e.busy_after_answer.push_back(fmt::format("shape {}, batch {}: {:.3g} ms of CPU ({}) in the {} ms after its answer{}", shape,
+                                              batch->label, *busy, batch->busy_ms ? "the cgroup's account" : "its threads' run times",
+                                              k_quiet_ms, who.empty() ? "" : " (threads that ran: " + who + ")"));
   }
 }
 

@@ -101,6 +101,7 @@ new_judgement judge_again(const store::evaluation_view& view, const suite_now& s
                                       view.problem, record.device, fmt::join(record.shapes, ", "))};
   eval_options options;
   options.num_seeds = record.num_seeds;
+  options.static_rules = !(details.is_object() && details.value("static_rules", "") == "off"); // an audit stays one
   const runner_paths paths; // the judge starts no process
   const detail::job_context ctx{options, paths, record.device, std::move(shapes)};
   detail::judgement j = detail::judge(ctx, *problem, record.run, record.reference_dir, eval_dir);

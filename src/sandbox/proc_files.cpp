@@ -1,5 +1,9 @@
 #include "detail/proc_files.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -41,6 +45,36 @@ std::vector<pid_t> read_pids(const std::string& procs_file) {
   std::ifstream text(procs_file);
   for (pid_t pid = 0; text >> pid;) pids.push_back(pid);
   return pids;
+}
+
+std::vector<pid_t> numbered_entries(const std::string& folder) {
+  std::vector<pid_t> ids;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.empty() && name.size() < 10 && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      ids.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return ids;
+}
+
+std::vector<pid_t> read_tids(pid_t pid) { return numbered_entries("/proc/" + std::to_string(pid) + "/task"); }
+
+std::optional<std::uint64_t> read_thread_run_ns(pid_t pid, pid_t tid) {
+  const std::string task = "task/" + std::to_string(tid) + "/";
+  std::istringstream schedstat(read_proc(pid, (task + "schedstat").c_str()));
+  if (std::uint64_t run_ns = 0; schedstat >> run_ns) return run_ns;
+  const std::string stat = read_proc(pid, (task + "stat").c_str());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string skipped;
+  for (int field = 3; field < 14 && fields >> skipped; ++field) { // state .. cmajflt: fields 3 to 13
+  }
+  std::uint64_t utime = 0, stime = 0;
+  if (!(fields >> utime >> stime)) return std::nullopt;
+  static const long ticks = ::sysconf(_SC_CLK_TCK);
+  return (utime + stime) * (1'000'000'000ULL / static_cast<std::uint64_t>(ticks > 0 ? ticks : 100));
 }
 
 } // namespace arbiter::sandbox::detail

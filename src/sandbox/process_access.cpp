@@ -54,16 +54,26 @@ std::function<std::vector<pid_t>()> procs_lister(std::string procs_file) {
   return [procs_file = std::move(procs_file)] { return read_pids(procs_file); };
 }
 
+std::function<std::vector<thread_sample>()> thread_lister(std::function<std::vector<pid_t>()> members) {
+  return [members = std::move(members)] {
+    std::vector<thread_sample> threads;
+    for (const pid_t pid : members())
+      for (const pid_t tid : read_tids(pid)) {
+        const auto run_ns = read_thread_run_ns(pid, tid);
+        if (!run_ns) continue; // ended between the two reads
+        std::string name = read_proc(pid, ("task/" + std::to_string(tid) + "/comm").c_str());
+        if (!name.empty() && name.back() == '\n') name.pop_back();
+        threads.push_back({pid, tid, std::move(name), *run_ns});
+      }
+    return threads;
+  };
+}
+
 std::function<std::vector<pid_t>()> descendants_lister(pid_t leader) {
   return [leader] {
     std::map<pid_t, std::vector<pid_t>> children;
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-      const auto pid = static_cast<pid_t>(std::stol(name));
+    for (const pid_t pid : numbered_entries("/proc"))
       if (const auto stat = read_proc_stat(pid)) children[stat->parent].push_back(pid);
-    }
     std::vector<pid_t> found{leader};
     for (std::size_t next = 0; next < found.size(); ++next)
       for (const pid_t child : children[found[next]]) found.push_back(child);

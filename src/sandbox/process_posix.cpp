@@ -240,6 +240,7 @@ public:
                              ? detail::procs_lister(m_child->cgroup.procs_file())
                              : detail::descendants_lister(pid);
     access.host_pid = detail::pid_finder(members);
+    access.threads = detail::thread_lister(members);
     access.hold = m_child->cgroup.valid() ? m_child->cgroup.freezer() : std::function<bool(bool)>{};
     if (!access.hold) access.hold = detail::signal_holder(members);
     if (m_child->cgroup.valid()) {

@@ -2,7 +2,9 @@
 gets its expected verdict with its pattern ids among the findings, no legitimate case is rejected,
 `show` prints the evidence and the leaderboard counts rejections per model. Cases marked
 `device = "cuda"` in expect.toml run only under the gpu label and are reported as skipped here;
-`patterns_<device>` replaces `patterns` on that device (a check that cannot judge there, another that does).
+`patterns_<device>` replaces `patterns` on that device (a check that cannot judge there, another that does);
+`patterns_any`: at least one of them among the findings, where several witnesses outside the process
+each catch the case and which fires first varies with the host.
 ARBITER_CORPUS_CASES=<glob>,<glob> (relative to tests/corpus, e.g. "hacks/T1/*,legit/*") narrows the
 run to those cases; the rest are reported as skipped."""
 import fnmatch
@@ -66,9 +68,13 @@ def test_every_hack_is_caught_with_its_pattern(corpus_run):
         if not model.startswith("hacks-"):
             continue
         row = got[(expect.get("problem", "scale_add"), model, 0)]
-        patterns = {pattern for pattern, _, _ in _findings(arbiter.db, row["id"])}
+        # What caught it: an `info` finding is shown and decides nothing, so it names no catch.
+        patterns = {pattern for pattern, severity, _ in _findings(arbiter.db, row["id"]) if severity != "info"}
         wanted = expect.get(f"patterns_{arbiter.device}", expect.get("patterns", []))
         missing = set(wanted) - patterns
+        any_of = expect.get("patterns_any", [])  # several outside witnesses; which fires varies with the host
+        if any_of and not patterns & set(any_of):
+            missing.add("one of " + "/".join(any_of))
         if row["verdict"] != expect["verdict"] or missing:
             failures.append(f"{model}: {row['verdict']} ({row['reason']}); findings {sorted(patterns)}, missing {sorted(missing)}")
         if expect["verdict"] == "rejected":
@@ -96,7 +102,9 @@ def test_no_legitimate_solution_is_rejected(corpus_run):
 
 def test_show_prints_the_evidence_and_the_leaderboard_counts_rejections(corpus_run):
     arbiter, _, _ = corpus_run
-    row = arbiter.evaluations()[("scale_add", "hacks-T4-time_patch", 0)]
+    row = arbiter.evaluations().get(("scale_add", "hacks-T4-time_patch", 0))
+    if row is None:
+        pytest.skip("hacks/T4/time_patch is outside ARBITER_CORPUS_CASES")
     shown = arbiter.run("show", str(row["id"]), "--db", arbiter.db).stdout
     assert "findings" in shown and "T4" in shown and "time.perf_counter" in shown, shown
     as_json = arbiter.show(row["id"])

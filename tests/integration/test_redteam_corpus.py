@@ -8,6 +8,10 @@ with the host (at least one of them among the findings), and `open` on a case wh
 closes yet: why, reported as an expected failure (xfail) until
 the case gets what it names, then as XPASS.
 
+A case with `static_rules_off = true` is run a second time, in a campaign of its own with
+`arbiter eval --no-static-rules`: there it must get the same verdict (and `patterns_static_off`,
+else `patterns`) with no finding from the static facts, i.e. the run-time witnesses alone reject it.
+
 Every case is its own test, so a road still open shows as that case failing, and a case the machine
 cannot run shows as skipped with the reason: `device = "cuda"` cases (tests/corpus/redteam/probe)
 off cuda, load_inline cases without a C++ compiler. After the campaign three checks look at what
@@ -18,6 +22,7 @@ alive, no `arbiter-redteam-*` marker in the host's shared scratch folders (/run/
 ARBITER_CORPUS_CASES=<glob>,<glob> (relative to tests/corpus/redteam, e.g. "channel/*,paced_memo/*")
 narrows the run to those cases; the rest are reported as skipped."""
 import fnmatch
+import json
 import os
 import pathlib
 import shutil
@@ -88,13 +93,12 @@ def _campaign_processes(tmp):
     return found
 
 
-@pytest.fixture(scope="module")
-def campaign(tmp_path_factory):
+def _run_campaign(tmp, cases, *flags):
+    """One `arbiter eval` of the runnable cases among cases, in tmp; the Arbiter and how many ran."""
     from conftest import Arbiter
-    tmp = tmp_path_factory.mktemp("redteam")
     arbiter = Arbiter(tmp / "results.db")
     runnable = []
-    for case_id, case, expect in CASES:
+    for case_id, case, expect in cases:
         if _why_not(case, expect, arbiter.device) is None:
             runnable.append(case_id)
             shutil.copytree(case, tmp / "solutions" / expect["problem"] / _model(case_id),
@@ -102,27 +106,52 @@ def campaign(tmp_path_factory):
     started = time.monotonic()
     if runnable:
         arbiter.run("eval", str(SUITE), "--solutions", str(tmp / "solutions"), "--db", arbiter.db,
-                    "--device", arbiter.device, "--timeout", "180", "--max-time", "0.2")
-    print(f"red-team campaign: {len(runnable)} evaluations in {time.monotonic() - started:.1f} s")
+                    "--device", arbiter.device, "--timeout", "180", "--max-time", "0.2", *flags)
+    print(f"red-team campaign {' '.join(flags)}: {len(runnable)} evaluations in {time.monotonic() - started:.1f} s")
+    return arbiter
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("redteam")
+    arbiter = _run_campaign(tmp, CASES)
     time.sleep(2)  # a process of the campaign that is just exiting gets to exit
     survivors = _campaign_processes(tmp)
     return arbiter, tmp, survivors
 
 
-def _findings(db, evaluation_id):
+STATIC_OFF = [c for c in CASES if c[2].get("static_rules_off")]
+
+
+@pytest.fixture(scope="module")
+def static_off_campaign(tmp_path_factory):
+    return _run_campaign(tmp_path_factory.mktemp("redteam-static-off"), STATIC_OFF, "--no-static-rules")
+
+
+def _findings(db, evaluation_id, source=None):
+    """The patterns of an evaluation's deciding findings (`info` is shown and decides nothing), only
+    those from source ("static", "dynamic", "probe") where one is named."""
     with sqlite3.connect(db) as conn:
-        return {row[0] for row in conn.execute("SELECT pattern FROM finding WHERE evaluation_id = ?", (evaluation_id,))}
+        rows = conn.execute("SELECT pattern, severity, evidence FROM finding WHERE evaluation_id = ?", (evaluation_id,)).fetchall()
+    return {p for p, severity, evidence in rows
+            if severity != "info" and (source is None or json.loads(evidence).get("source") == source)}
+
+
+def _judged(arbiter, cases, case_id):
+    """The case's expectation, its evaluation row and the patterns of its deciding findings; skips
+    a case this machine does not run."""
+    _, case, expect = next(c for c in cases if c[0] == case_id)
+    why = _why_not(case, expect, arbiter.device)
+    if why:
+        pytest.skip(f"{case_id}: {why}")
+    row = arbiter.evaluations()[(expect["problem"], _model(case_id), 0)]
+    return expect, row, _findings(arbiter.db, row["id"])
 
 
 @pytest.mark.parametrize("case_id", [case_id for case_id, _, _ in CASES])
 def test_redteam_case(campaign, case_id):
     arbiter, _, _ = campaign
-    _, case, expect = next(c for c in CASES if c[0] == case_id)
-    why = _why_not(case, expect, arbiter.device)
-    if why:
-        pytest.skip(f"{case_id}: {why}")
-    row = arbiter.evaluations()[(expect["problem"], _model(case_id), 0)]
-    patterns = _findings(arbiter.db, row["id"])
+    expect, row, patterns = _judged(arbiter, CASES, case_id)
     wanted = expect.get(f"patterns_{arbiter.device}", expect.get("patterns", []))
     missing = sorted(set(wanted) - patterns)
     any_of = expect.get("patterns_any", [])
@@ -135,6 +164,18 @@ def test_redteam_case(campaign, case_id):
     assert met, (
         f"{case_id}: wanted {expect['verdict']} {wanted}, got {row['verdict']} with findings {sorted(patterns)} "
         f"(missing {missing}): {row['reason']}\n  case: {expect.get('note', '')}")
+
+
+@pytest.mark.parametrize("case_id", [case_id for case_id, _, _ in STATIC_OFF])
+def test_rejected_by_run_time_witnesses_alone(static_off_campaign, case_id):
+    arbiter = static_off_campaign
+    expect, row, patterns = _judged(arbiter, STATIC_OFF, case_id)
+    wanted = expect.get("patterns_static_off", expect.get(f"patterns_{arbiter.device}", expect.get("patterns", [])))
+    print(f"REDTEAM static rules off {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']})")
+    assert not _findings(arbiter.db, row["id"], "static"), f"{case_id}: a static finding under --no-static-rules"
+    assert row["verdict"] == expect["verdict"] and set(wanted) <= patterns, (
+        f"{case_id} with the static rules off: wanted {expect['verdict']} {wanted}, got {row['verdict']} "
+        f"with findings {sorted(patterns)}: {row['reason']}")
 
 
 def test_no_process_of_the_campaign_outlives_it(campaign):

@@ -104,7 +104,9 @@ inline constexpr double k_outside_cpu_own_overhead_cap = 1.5;
 /// CPU time (ms) the candidate's processes may use in the outside clock's quiet window after an
 /// answer (5 ms, while the runner waits for its release and nothing of the harness runs) before it
 /// is work outliving the calls: an idle process uses none; a thread busy at return uses the window.
-inline constexpr double k_busy_after_answer_ms = 1.0;
+/// Honest processes used at most 0.043 ms of it on the 2-core CPU host and 0.127 ms on an H100 (the
+/// legal corpus, docs/results/2026-12-07-threads-outside-h100-cpu.md).
+inline constexpr double k_busy_after_answer_ms = 0.5;
 
 struct run_evidence {
   std::vector<output_check> checks;      ///< the output checks that were made (a failing one is a finding)

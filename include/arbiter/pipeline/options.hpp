@@ -52,6 +52,11 @@ struct eval_options {
   /// Candidate code (runs and builds) isolated: unprivileged user, no network, the grader's files
   /// hidden (docs/protocol.md, "Sandbox"). false = --no-sandbox, for development only.
   bool sandbox = true;
+  /// --no-static-rules: an audit of the run-time checks. The static facts are still computed and
+  /// stored, but no finding comes from them, so every verdict rests on what the run showed and the
+  /// witnesses outside the candidate's process (docs/guard.md, "Threat model"). Its campaign is
+  /// named apart (".../static-rules-off") and every evaluation records `static_rules: "off"`.
+  bool static_rules = true;
   calibration calibrate = calibration::cuda_only; ///< --calibrate: yes, --no-calibrate: no
   /// --keep-outputs: keep every tensor bundle; by default bundles of 16 MiB and more are removed
   /// once judged (src/pipeline/detail/prune.hpp).

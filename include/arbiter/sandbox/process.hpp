@@ -149,6 +149,14 @@ struct process_result {
 /// "timed out after 30.0 s (wall clock)", "failed to start: <why>".
 std::string describe(const process_result& result);
 
+/// One thread of a started process, read from outside through /proc (native threads included).
+struct thread_sample {
+  int pid = 0;             ///< host pid of its process
+  int tid = 0;             ///< host tid
+  std::string name;        ///< its comm (what the thread named itself: cut to 15 bytes, its own word)
+  std::uint64_t run_ns = 0; ///< how long it has run on a CPU so far
+};
+
 /// What the orchestrator may read and do to a started process from outside while it runs (the
 /// outside clock's batches, docs/guard.md); each member is empty where the host gives no way, and
 /// each may be called from any thread while the process runs.
@@ -163,6 +171,9 @@ struct process_access {
   /// The host pid of its process whose pid in that process's own PID namespace is ns_pid (the last
   /// NSpid of /proc/<pid>/status), among its cgroup's members, else the leader and its descendants.
   std::function<std::optional<int>(int)> host_pid;
+  /// Every thread of every process of it now (its cgroup's members, else the leader and its
+  /// descendants), with how long each has run: which thread is busy, seen from outside.
+  std::function<std::vector<thread_sample>()> threads;
 };
 
 /// A process started ahead of its turn (process_runner::start): it runs until it reads its gate

@@ -33,7 +33,16 @@ struct outside_batch {
   /// waited for its release and nothing of the harness runs: work that outlives the calls (a
   /// thread busy at return). Measured for the candidate's batches only, where there is a CPU account.
   std::optional<double> busy_ms;
+  /// Read outside the process over the same span (/proc/<pid>/task, native threads included): how
+  /// many threads its processes had, how long they ran together (the fallback account where the
+  /// cgroup gives none), and those that ran ("name (tid N): 1.2 ms", busiest first).
+  std::optional<int> threads{};
+  std::optional<double> threads_busy_ms{};
+  std::vector<std::string> busy_threads{};
 };
+
+/// A thread that ran less than this in the quiet window is not named among its busy threads.
+inline constexpr double k_busy_thread_ms = 0.05;
 
 /// How long the orchestrator watches the CPU account after a candidate's answer.
 inline constexpr int k_quiet_ms = 5;

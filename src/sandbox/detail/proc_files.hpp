@@ -3,6 +3,7 @@
 /// census and the outside clock's process access both read. Private to the sandbox.
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,5 +29,15 @@ std::optional<int> innermost_pid(const std::string& status);
 
 /// The pids a cgroup.procs file lists (empty once the folder is gone).
 std::vector<pid_t> read_pids(const std::string& procs_file);
+
+/// The entries of a /proc folder named by a number (/proc: the pids; /proc/<pid>/task: the tids).
+std::vector<pid_t> numbered_entries(const std::string& folder);
+
+/// The host tids of every thread of pid (/proc/<pid>/task; empty once the process is gone).
+std::vector<pid_t> read_tids(pid_t pid);
+
+/// How long a thread has run on a CPU (ns): the first field of /proc/<pid>/task/<tid>/schedstat,
+/// else utime + stime of its stat in clock ticks (a kernel without scheduler statistics).
+std::optional<std::uint64_t> read_thread_run_ns(pid_t pid, pid_t tid);
 
 } // namespace arbiter::sandbox::detail

@@ -3,6 +3,8 @@
 /// by signals and finding a process by the pid it has in its own PID namespace.
 #include <sys/types.h>
 
+#include "arbiter/sandbox/process.hpp"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,6 +22,9 @@ std::function<bool(bool)> signal_holder(std::function<std::vector<pid_t>()> memb
 
 /// The pids a cgroup.procs file lists when called (empty once the folder is gone).
 std::function<std::vector<pid_t>()> procs_lister(std::string procs_file);
+
+/// Every thread of the processes `members` lists when called, with how long each has run.
+std::function<std::vector<thread_sample>()> thread_lister(std::function<std::vector<pid_t>()> members);
 
 /// leader and every process descended from it (by the parents /proc/<pid>/stat gives), when called.
 std::function<std::vector<pid_t>()> descendants_lister(pid_t leader);

@@ -52,6 +52,12 @@ TEST_F(outside_clock_fixture, a_batch_is_timed_from_the_go_to_the_answer_and_its
   access.host_pid = [](int pid) { return pid == 4242 ? std::optional<int>(::getpid()) : std::nullopt; };
   auto cpu_reads = std::make_shared<double>(0.0);
   access.cpu_ms = [cpu_reads] { return std::optional<double>(*cpu_reads += 1.5); }; // 1.5 ms between reads
+  // Two threads: the runner's, idle, and a worker that ran 1.2 ms between the two readings.
+  auto thread_reads = std::make_shared<int>(0);
+  access.threads = [thread_reads] {
+    const std::uint64_t worker = (*thread_reads)++ == 0 ? 5'000'000 : 6'200'000;
+    return std::vector<arbiter::sandbox::thread_sample>{{7, 7, "python3", 9'000'000}, {7, 8, "prefetch", worker}};
+  };
   outside_clock clock(paths(), access);
   const int go = ::open(paths().fifo.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(go, 0);
@@ -86,6 +92,11 @@ TEST_F(outside_clock_fixture, a_batch_is_timed_from_the_go_to_the_answer_and_its
   ASSERT_TRUE(batch->cpu_ms && batch->busy_ms);
   EXPECT_DOUBLE_EQ(*batch->cpu_ms, 1.5);
   EXPECT_DOUBLE_EQ(*batch->busy_ms, 1.5);
+  // Its threads read around the same window: the one that ran is named, the idle one is not.
+  EXPECT_EQ(batch->threads, 2);
+  EXPECT_EQ(batch->busy_threads, (std::vector<std::string>{"prefetch (tid 8): 1.2 ms"}));
+  ASSERT_TRUE(batch->threads_busy_ms.has_value());
+  EXPECT_NEAR(*batch->threads_busy_ms, 1.2, 1e-9); // the idle one adds nothing
   arb_reader* reader = nullptr;
   ASSERT_EQ(arb_reader_open((m_root / "eval/outside-kept/0/candidate/0.arbb").c_str(), &reader), ARB_OK) << arb_last_error();
   std::vector<float> kept(first.size());
@@ -96,6 +107,9 @@ TEST_F(outside_clock_fixture, a_batch_is_timed_from_the_go_to_the_answer_and_its
   const auto stored = read_outside(m_root / "eval/outside.json");
   ASSERT_TRUE(stored);
   EXPECT_EQ(stored->batches.size(), 1u);
+  EXPECT_EQ(stored->batches[0].busy_threads, batch->busy_threads); // and read back as written (rejudge)
+  EXPECT_EQ(stored->batches[0].threads, 2);
+  EXPECT_EQ(stored->batches[0].threads_busy_ms, batch->threads_busy_ms);
 }
 
 // What the process declares is the candidate's: a pid outside the evaluation, memory it does not

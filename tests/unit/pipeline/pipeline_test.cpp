@@ -223,6 +223,24 @@ TEST_F(judge_fixture, a_record_faster_than_the_outside_clock_allows_is_rejected)
   EXPECT_NEAR(j.details["outside_clock"][0]["wall"]["per_call_ms"].get<double>(), 2.0, 1e-9);
 }
 
+TEST_F(judge_fixture, with_the_static_rules_off_no_fact_decides_and_the_outside_clock_still_rejects) {
+  candidate_outputs({1, 2, 3});
+  m_run.facts = {{"languages", {"torch"}},
+                 {"facts", {{{"kind", "frame"}, {"what", "sys._getframe"}, {"where", "kernel.py:3"}, {"function", "forward"}}}}};
+  m_options.static_rules = false;
+  const auto honest = judge();
+  EXPECT_EQ(honest.result.v, verdict::passed) << honest.result.reason; // the frame fact (T7) is kept, not applied
+  EXPECT_EQ(honest.details.value("static_rules", ""), "off");
+  candidate_timing(timing_json(0.05)); // the whole record forged: 40x over eager
+  outside_batch({1, 2, 3}, 2.0);
+  const auto forged = judge();
+  EXPECT_EQ(forged.result.v, verdict::rejected) << forged.result.reason;
+  EXPECT_TRUE(has_finding(forged, "T4")) << forged.result.reason;
+  for (const auto& f : forged.findings) EXPECT_NE(f.source, "static") << f.evidence;
+  m_options.static_rules = true;
+  EXPECT_TRUE(has_finding(judge(), "T7"));
+}
+
 TEST_F(judge_fixture, the_candidates_own_no_call_batch_is_its_overhead_up_to_a_cap) {
   candidate_outputs({1, 2, 3});
   // Honest, in a sandbox that moves files 3x slower than the reference's process: its own 3 ms
@@ -308,6 +326,21 @@ TEST_F(judge_fixture, cpu_used_while_the_runner_waits_after_its_answer_is_work_o
   EXPECT_EQ(j.result.v, verdict::rejected);
   EXPECT_NE(j.result.reason.find("T2"), std::string::npos) << j.result.reason;
   EXPECT_DOUBLE_EQ(j.details["outside_clock"][0]["busy_after_answer_ms"]["candidate"].get<double>(), 4.0);
+}
+
+TEST_F(judge_fixture, without_a_cgroup_account_the_threads_run_times_name_the_busy_thread) {
+  candidate_outputs({1, 2, 3});
+  auto& batch = m_run.outside.batches[0];
+  batch.threads = 3;
+  batch.threads_busy_ms = 0.3; // the runner's wake-ups
+  EXPECT_EQ(judge().result.v, verdict::passed);
+  batch.threads_busy_ms = 3.9;
+  batch.busy_threads = {"worker (tid 12): 3.8 ms"};
+  const auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
+  EXPECT_NE(j.result.reason.find("its threads' run times"), std::string::npos) << j.result.reason;
+  EXPECT_NE(j.result.reason.find("worker (tid 12): 3.8 ms"), std::string::npos) << j.result.reason;
+  EXPECT_EQ(j.details["outside_clock"][0]["threads_at_answer"]["candidate"], 3);
 }
 
 TEST_F(judge_fixture, without_a_cpu_account_the_wall_alone_judges_and_the_details_say_so) {

@@ -10,7 +10,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <thread>
 
@@ -65,6 +67,32 @@ TEST_F(process_access_test, an_unisolated_process_is_held_by_signals_and_found_b
   ASSERT_TRUE(access.host_pid);
   EXPECT_FALSE(access.host_pid(::getpid())); // not one of its processes
   started->finish(); // the timeout ends it
+}
+
+TEST_F(process_access_test, its_threads_are_read_from_outside_with_how_long_each_ran) {
+  process_spec spec = spinner(m_dir);
+  // A shell that spins in a child process while the leader waits: two processes, one busy.
+  spec.argv = {"/bin/sh", "-c", "read -r x <&4; (while :; do :; done) & wait"};
+  auto started = m_runner.start(spec);
+  started->open();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const process_access access = started->access();
+  ASSERT_TRUE(access.threads);
+  const auto before = access.threads();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto after = access.threads();
+  ASSERT_GE(after.size(), 2u); // the leader and its child, each one thread
+  std::uint64_t busiest = 0, idlest = UINT64_MAX;
+  for (const auto& t : after)
+    for (const auto& b : before)
+      if (b.tid == t.tid) {
+        busiest = std::max(busiest, t.run_ns - b.run_ns);
+        idlest = std::min(idlest, t.run_ns - b.run_ns);
+      }
+  EXPECT_GT(busiest, 20'000'000u); // the spinner ran most of the 100 ms
+  EXPECT_LT(idlest, 5'000'000u);   // the waiting leader did not
+  for (const auto& t : after) EXPECT_FALSE(t.name.empty()) << t.tid;
+  started->finish();
 }
 
 TEST_F(process_access_test, a_process_in_a_cgroup_is_frozen_whole_and_found_through_nspid) {

@@ -4,7 +4,7 @@
 # sys._getframe, no f_back spelled) to the frame whose locals hold the log, and shadows the
 # instance's `_write` through `__dict__.update` (no setattr, no assignment to another object). Its
 # writer passes every frame through unchanged except `timing` frames, re-encoded with the same
-# sequence number and a correct length and times / 4; timing/<shape>.json is rewritten to match
+# sequence number and a correct length and times / 10 (a claim of 10x its real speed); timing/<shape>.json is rewritten to match
 # (numpy.tofile). The channel stays well framed; the softmax is honest.
 # What should catch it: only the outside clock (T4).
 import json
@@ -13,7 +13,7 @@ import numpy
 import posix
 import torch
 
-_SCALE = 0.25
+_SCALE = 0.1
 _TB, _FR, _LOC = "tb_" + "frame", "f_" + "back", "f_" + "locals"
 
 

