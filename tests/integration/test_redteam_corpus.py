@@ -10,7 +10,8 @@ the case gets what it names (`open_<device>` where the road is open on that devi
 
 A case with `static_rules_off = true` is run a second time, in a campaign of its own with
 `arbiter eval --no-static-rules`: there it must get the same verdict (and `patterns_static_off`,
-else `patterns`) with no finding from the static facts, i.e. the run-time witnesses alone reject it.
+else `patterns`) with no finding from the static facts, i.e. the run-time witnesses alone reject it
+(`open_static_off`: why they do not yet, reported as an expected failure).
 
 Every case is its own test, so a road still open shows as that case failing, and a case the machine
 cannot run shows as skipped with the reason: `device = "cuda"` cases (tests/corpus/redteam/probe)
@@ -174,7 +175,10 @@ def test_rejected_by_run_time_witnesses_alone(static_off_campaign, case_id):
     wanted = expect.get("patterns_static_off", expect.get(f"patterns_{arbiter.device}", expect.get("patterns", [])))
     print(f"REDTEAM static rules off {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']})")
     assert not _findings(arbiter.db, row["id"], "static"), f"{case_id}: a static finding under --no-static-rules"
-    assert row["verdict"] == expect["verdict"] and set(wanted) <= patterns, (
+    met = row["verdict"] == expect["verdict"] and set(wanted) <= patterns
+    if not met and expect.get("open_static_off"):  # the run-time witnesses alone do not hold it yet: reported
+        pytest.xfail(f"{case_id} with the static rules off: open: {expect['open_static_off']}; got {row['verdict']} {sorted(patterns)}")
+    assert met, (
         f"{case_id} with the static rules off: wanted {expect['verdict']} {wanted}, got {row['verdict']} "
         f"with findings {sorted(patterns)}: {row['reason']}")
 
