@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -117,11 +118,31 @@ void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& p
   note(*c, "candidate");
 }
 
+// Each candidate row's speedup over its shape's baseline row, and their geomean when every shape has one.
+void compute_speedups(const job_context& ctx, judgement& j) {
+  std::vector<double> speedups;
+  for (auto& candidate : j.measurements) {
+    if (candidate.role != "candidate" || candidate.median_ms <= 0) continue;
+    const auto baseline = std::find_if(j.measurements.begin(), j.measurements.end(), [&](const auto& m) {
+      return m.role == "baseline" && m.shape == candidate.shape;
+    });
+    if (baseline == j.measurements.end()) continue;
+    candidate.speedup = baseline->median_ms / candidate.median_ms;
+    speedups.push_back(*candidate.speedup);
+  }
+  j.speedup = speedups.size() == ctx.shapes.size() && !speedups.empty() ? std::optional(score::geomean(speedups)) : std::nullopt;
+}
+
+std::string passed_reason(const job_context& ctx, const judgement& j) {
+  return j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
+                                 ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
+                   : "all cases within tolerance; timings missing";
+}
+
 // The candidate's times come from the records the runtime handed over on the channel, never from
 // its timing/ folder, which the candidate can write (a file that differs is a guard finding).
 void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candidate_run& run,
                     const nlohmann::json& probe, judgement& j) {
-  std::vector<double> speedups;
   const auto ref_probe = read_probe(ref_dir / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const timing_pair records{read_timing_json(ref_dir / "timing" / (std::to_string(shape_idx) + ".json")),
@@ -134,14 +155,39 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candi
     baseline->role = "baseline";
     baseline->baseline = "eager";
     candidate->role = "candidate";
-    if (candidate->median_ms > 0) {
-      candidate->speedup = baseline->median_ms / candidate->median_ms;
-      speedups.push_back(*candidate->speedup);
-    }
     j.measurements.push_back(*baseline);
     j.measurements.push_back(*candidate);
   }
-  if (speedups.size() == ctx.shapes.size()) j.speedup = score::geomean(speedups);
+  compute_speedups(ctx, j);
+}
+
+// On the CPU a score counts only as far as something outside the process confirms it: a shape
+// whose outside batch, scaled by the reference's own batch-to-record ratio, cost more per call than
+// the record claims beyond honest noise (guard::outside_confirmed_ms) is timed by that batch; the
+// record's samples are scaled alike, so the row keeps its spread. Where the batch cost more than
+// the CPU rule's ratio allows, the guard rejects as well (T4); below that, a forged record gains at
+// most guard::k_outside_score_tolerance. The replaced times are listed in details.outside_scored.
+void confirm_outside(const job_context& ctx, const std::vector<guard::outside_check>& outside, judgement& j) {
+  bool changed = false;
+  for (const auto& check : outside) {
+    const auto confirmed_ms = guard::outside_confirmed_ms(check);
+    const auto row = std::find_if(j.measurements.begin(), j.measurements.end(), [&](const auto& m) {
+      return m.role == "candidate" && m.shape == check.shape;
+    });
+    if (!confirmed_ms || row == j.measurements.end() || row->median_ms <= 0) continue;
+    const double factor = *confirmed_ms / row->median_ms;
+    j.details["outside_scored"].push_back({{"shape", check.shape}, {"record_ms", row->median_ms}, {"confirmed_ms", *confirmed_ms},
+                                           {"batch_per_call_ms", check.per_call_ms}, {"reference_ratio", check.reference_ratio}});
+    row->median_ms = *confirmed_ms;
+    row->p10_ms *= factor;
+    row->p90_ms *= factor;
+    row->mean_ms *= factor;
+    row->method = "outside_cpu";
+    changed = true;
+  }
+  if (!changed) return;
+  compute_speedups(ctx, j);
+  if (j.result.v == verdict::passed) j.result.reason = passed_reason(ctx, j);
 }
 
 } // namespace
@@ -155,9 +201,7 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
   j.details["cases"] = nlohmann::json::array();
   if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details, bundles)) return *o;
   attach_timings(ctx, ref_dir, run, probe, j);
-  return {verdict::passed, j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
-                                                   ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
-                                     : "all cases within tolerance; timings missing"};
+  return {verdict::passed, passed_reason(ctx, j)};
 }
 
 // The guard (docs/guard.md): static facts and run evidence become findings, which may turn the
@@ -178,6 +222,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   evidence.clocks = clock_spans(ctx, run.events);
   outside_evidence(evidence, ctx, problem, run, ref_dir, eval_dir, j.measurements, j.result.v == verdict::passed, bundles,
                    j.details);
+  if (ctx.device == "cpu") confirm_outside(ctx, evidence.outside, j);
   attach_probe(ctx, problem, run, probe, ref_dir, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();

@@ -100,13 +100,14 @@ std::optional<guard::outside_check> witness_check(const witness_rule& rule, cons
   if (const auto mine = b.own_overhead ? rule.measure(*b.own_overhead) : std::nullopt)
     overhead_ms = std::min(*mine, rule.own_overhead_cap * cost->low);
   guard::outside_check check{shape, rule.name, b.candidate.calls, per_call(*spent, overhead_ms, b.candidate.calls),
-                             claimed, 0, 0};
+                             claimed, 0, 0, 0};
   const double reference_per_call = per_call(*reference_spent, cost->low, b.reference.calls);
-  check.allowed_ratio = std::max(rule.min_ratio, guard::k_outside_ref_factor * reference_per_call / reference_claimed);
+  check.reference_ratio = reference_per_call / reference_claimed;
+  check.allowed_ratio = std::max(rule.min_ratio, guard::k_outside_ref_factor * check.reference_ratio);
   check.slack_ms = (cost->spread + rule.overhead_noise * overhead_ms) / std::max(check.calls, 1) + rule.floor_ms;
   detail[rule.name] = {{"spent_ms", *spent}, {"overhead_ms", overhead_ms}, {"overhead_spread_ms", cost->spread},
                        {"per_call_ms", check.per_call_ms}, {"reference_per_call_ms", reference_per_call},
-                       {"allowed_ms", claimed * check.allowed_ratio + check.slack_ms}};
+                       {"slack_ms", check.slack_ms}, {"allowed_ms", claimed * check.allowed_ratio + check.slack_ms}};
   return check;
 }
 

@@ -22,6 +22,7 @@ std::string method_words(const std::string& method) {
   if (method == "held_events") return "held events";
   if (method == "cupti_span") return "CUPTI kernel spans";
   if (method == "steady_clock") return "steady clock";
+  if (method == "outside_cpu") return "the outside CPU account, where it exceeded the record";
   return method;
 }
 

@@ -8,6 +8,11 @@ with the host (at least one of them among the findings), and `open` on a case wh
 closes yet: why, reported as an expected failure (xfail) until
 the case gets what it names (`open_<device>` where the road is open on that device's hosts only).
 
+A case with `gain_at_most = g` is met as well when it passes with a score at most g times what the
+outside CPU account confirms (the geomean over its shapes of the reference's batch CPU per call over
+its own, details.outside_clock): on the CPU a forgery inside the CPU rule's ratio is scored by that
+account (details.outside_scored) instead of its record, and g says what it may still gain.
+
 A case with `static_rules_off = true` is run a second time, in a campaign of its own with
 `arbiter eval --no-static-rules`: there it must get the same verdict (and `patterns_static_off`,
 else `patterns`) with no finding from the static facts, i.e. the run-time witnesses alone reject it
@@ -138,6 +143,32 @@ def _findings(db, evaluation_id, source=None):
             if severity != "info" and (source is None or json.loads(evidence).get("source") == source)}
 
 
+def _outside_gain(shown):
+    """An evaluation's score over the one the outside CPU account confirms (`arbiter show --json`),
+    or None without one."""
+    confirmed = [c["cpu"]["reference_per_call_ms"] / c["cpu"]["per_call_ms"]
+                 for c in (shown.get("details") or {}).get("outside_clock", [])
+                 if isinstance(c.get("cpu"), dict) and c["cpu"]["per_call_ms"] > 0]
+    if not confirmed or not shown.get("speedup"):
+        return None
+    geomean = 1.0
+    for value in confirmed:
+        geomean *= value ** (1 / len(confirmed))
+    return shown["speedup"] / geomean
+
+
+def _met(arbiter, expect, row, missing):
+    """Whether the case got what its expectation names (its verdict with no pattern missing, or a
+    pass whose gain over the outside account stays within gain_at_most), and what it gained."""
+    if row["verdict"] == expect["verdict"] and not missing:
+        return True, ""
+    bound = expect.get("gain_at_most")
+    gain = _outside_gain(arbiter.show(row["id"])) if bound and row["verdict"] == "passed" else None
+    if gain is None:
+        return False, ""
+    return gain <= bound, f"; passed at {gain:.2f}x the score the outside CPU account confirms (at most {bound}x allowed)"
+
+
 def _judged(arbiter, cases, case_id):
     """The case's expectation, its evaluation row and the patterns of its deciding findings; skips
     a case this machine does not run."""
@@ -158,8 +189,8 @@ def test_redteam_case(campaign, case_id):
     any_of = expect.get("patterns_any", [])
     if any_of and not patterns & set(any_of):
         missing.append("one of " + "/".join(any_of))
-    print(f"REDTEAM {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']})")
-    met = row["verdict"] == expect["verdict"] and not missing
+    met, gained = _met(arbiter, expect, row, missing)
+    print(f"REDTEAM {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']}){gained}")
     still_open = expect.get(f"open_{arbiter.device}", expect.get("open"))
     if not met and still_open:  # a road known to be open: reported, with why, never hidden
         pytest.xfail(f"{case_id}: open road: {still_open}; got {row['verdict']} {sorted(patterns)}")
@@ -173,9 +204,9 @@ def test_rejected_by_run_time_witnesses_alone(static_off_campaign, case_id):
     arbiter = static_off_campaign
     expect, row, patterns = _judged(arbiter, STATIC_OFF, case_id)
     wanted = expect.get("patterns_static_off", expect.get(f"patterns_{arbiter.device}", expect.get("patterns", [])))
-    print(f"REDTEAM static rules off {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']})")
+    met, gained = _met(arbiter, expect, row, sorted(set(wanted) - patterns))
+    print(f"REDTEAM static rules off {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']}){gained}")
     assert not _findings(arbiter.db, row["id"], "static"), f"{case_id}: a static finding under --no-static-rules"
-    met = row["verdict"] == expect["verdict"] and set(wanted) <= patterns
     if not met and expect.get("open_static_off"):  # the run-time witnesses alone do not hold it yet: reported
         pytest.xfail(f"{case_id} with the static rules off: open: {expect['open_static_off']}; got {row['verdict']} {sorted(patterns)}")
     assert met, (

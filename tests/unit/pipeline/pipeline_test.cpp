@@ -305,6 +305,46 @@ TEST_F(judge_fixture, an_honest_calls_cpu_time_within_the_allowance_passes) {
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
 }
 
+TEST_F(judge_fixture, on_the_cpu_a_score_counts_only_as_far_as_the_outside_account_confirms_it) {
+  reference_with_cpu(ref()); // the reference's calls: 2 ms of CPU each against its record's 2 ms
+  candidate_outputs({1, 2, 3});
+  candidate_timing(timing_json(0.5)); // claims 4x over eager
+  // Its calls cost 0.9 ms of CPU each: inside the CPU rule's 2x (no T4), beyond the score's
+  // tolerance, so the outside account times the shape and the score is 2/0.9.
+  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.9, std::nullopt}, {0, "overhead", 2, 2.0, true, 0.8, std::nullopt}};
+  const auto scored = judge();
+  EXPECT_EQ(scored.result.v, verdict::passed) << scored.result.reason;
+  ASSERT_TRUE(has_finding(scored, "T4")); // shown as evidence, deciding nothing
+  for (const auto& f : scored.findings) EXPECT_EQ(f.level, guard::severity::info) << f.evidence;
+  ASSERT_TRUE(scored.speedup.has_value());
+  EXPECT_NEAR(*scored.speedup, 2.0 / 0.9, 1e-9);
+  EXPECT_NE(scored.result.reason.find("2.22× over eager"), std::string::npos) << scored.result.reason;
+  EXPECT_EQ(scored.measurements[1].method, "outside_cpu");
+  EXPECT_NEAR(scored.measurements[1].p90_ms, 0.9, 1e-9); // the record's samples scaled alike
+  ASSERT_EQ(scored.details["outside_scored"].size(), 1u);
+  EXPECT_DOUBLE_EQ(scored.details["outside_scored"][0]["record_ms"].get<double>(), 0.5);
+  // The same batch where the reference's own batch cost twice its record on this host: honest
+  // noise of the harness, so the record stands.
+  detail::outside_record reference;
+  reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 4.0, std::nullopt}, {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
+                       {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt}, {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
+  detail::write_outside(ref() / "outside.json", reference);
+  const auto stands = judge();
+  EXPECT_DOUBLE_EQ(*stands.speedup, 4.0);
+  EXPECT_FALSE(stands.details.contains("outside_scored"));
+}
+
+TEST_F(judge_fixture, the_outside_account_never_raises_a_score) {
+  reference_with_cpu(ref());
+  candidate_outputs({1, 2, 3});
+  candidate_timing(timing_json(0.5));
+  // The batch's calls cheaper than the record (warm caches, a quiet moment): the record stands.
+  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.2, std::nullopt}, {0, "overhead", 2, 2.0, true, 0.8, std::nullopt}};
+  const auto j = judge();
+  EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
+  EXPECT_EQ(j.measurements[1].method, "");
+}
+
 TEST_F(judge_fixture, a_no_call_batch_burning_cpu_hides_at_most_half_the_references_more) {
   reference_with_cpu(ref());
   candidate_outputs({1, 2, 3});
