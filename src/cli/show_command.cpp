@@ -1,6 +1,6 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/guard/version.hpp"
-#include "arbiter/store/measurement_json.hpp"
+#include "arbiter/store/evaluation_json.hpp"
 #include "arbiter/store/rerun.hpp"
 #include "detail/commands.hpp"
 
@@ -106,28 +106,11 @@ void print_text(std::ostream& out, store::store& db, const store::evaluation_vie
   print_log_tail(out, r.artifacts_dir, args.log_lines);
 }
 
-nlohmann::json to_json(const store::evaluation_view& v) {
-  nlohmann::json ms = nlohmann::json::array();
-  for (const auto& m : v.result.measurements) ms.push_back(nlohmann::json(store::measurement_json(m)));
-  const auto details = nlohmann::json::parse(v.result.details_json.empty() ? "{}" : v.result.details_json, nullptr, false);
-  nlohmann::json findings = nlohmann::json::array();
-  for (const auto& f : v.result.findings)
-    findings.push_back({{"pattern", f.pattern}, {"severity", f.severity}, {"evidence", f.evidence}, {"source", f.source}});
-  const auto facts = nlohmann::json::parse(v.result.facts_json.empty() ? "null" : v.result.facts_json, nullptr, false);
-  return {{"findings", findings}, {"facts", facts.is_discarded() ? nlohmann::json() : facts},{"id", v.id}, {"campaign", v.campaign}, {"suite", v.suite}, {"problem", v.problem}, {"model", v.model},
-          {"sample", v.sample}, {"status", v.status}, {"verdict", to_string(v.result.result.v)}, {"reason", v.result.result.reason},
-          {"speedup", v.result.speedup ? nlohmann::json(*v.result.speedup) : nlohmann::json()}, {"wall_s", v.result.wall_s},
-          {"solution_path", v.solution_path}, {"solution_hash", v.solution_hash}, {"artifacts_dir", v.result.artifacts_dir},
-          {"started_at", v.started_at}, {"finished_at", v.finished_at}, {"measurements", ms},
-          {"guard_version", v.result.guard_version}, {"guard_current", v.result.guard_version == guard::guard_version()},
-          {"details", details.is_discarded() ? nlohmann::json() : details}};
-}
-
 int run_show(const show_args& args) {
   auto db = store::open_store(args.db);
   const auto view = db->evaluation(args.id);
   if (!view) ARB_THROW(config_error, "no evaluation " + std::to_string(args.id) + " in " + args.db);
-  if (args.json) std::cout << to_json(*view).dump(2) << '\n';
+  if (args.json) std::cout << store::evaluation_json(*view, guard::guard_version()).dump(2) << '\n';
   else print_text(std::cout, *db, *view, args);
   return 0;
 }

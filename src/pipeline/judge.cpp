@@ -162,11 +162,11 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candi
 }
 
 // On the CPU a score counts only as far as something outside the process confirms it: a shape
-// whose outside batch, scaled by the reference's own batch-to-record ratio, cost more per call than
-// the record claims beyond honest noise (guard::outside_confirmed_ms) is timed by that batch; the
-// record's samples are scaled alike, so the row keeps its spread. Where the batch cost more than
-// the CPU rule's ratio allows, the guard rejects as well (T4); below that, a forged record gains at
-// most guard::k_outside_score_tolerance. The replaced times are listed in details.outside_scored.
+// whose outside batch cost more CPU per call than its record claims beyond honest noise
+// (guard::outside_confirmed_ms) is timed by that batch; the record's samples are scaled alike, so
+// the row keeps its spread. Where the batch cost more than the CPU rule's ratio allows, the guard
+// rejects as well (T4); below the tolerance, a forged record gains at most
+// guard::k_outside_score_tolerance. The replaced times are listed in details.outside_scored.
 void confirm_outside(const job_context& ctx, const std::vector<guard::outside_check>& outside, judgement& j) {
   bool changed = false;
   for (const auto& check : outside) {
@@ -177,7 +177,7 @@ void confirm_outside(const job_context& ctx, const std::vector<guard::outside_ch
     if (!confirmed_ms || row == j.measurements.end() || row->median_ms <= 0) continue;
     const double factor = *confirmed_ms / row->median_ms;
     j.details["outside_scored"].push_back({{"shape", check.shape}, {"record_ms", row->median_ms}, {"confirmed_ms", *confirmed_ms},
-                                           {"batch_per_call_ms", check.per_call_ms}, {"reference_ratio", check.reference_ratio}});
+                                           {"calls", check.calls}, {"slack_ms", check.slack_ms}});
     row->median_ms = *confirmed_ms;
     row->p10_ms *= factor;
     row->p90_ms *= factor;

@@ -100,10 +100,9 @@ std::optional<guard::outside_check> witness_check(const witness_rule& rule, cons
   if (const auto mine = b.own_overhead ? rule.measure(*b.own_overhead) : std::nullopt)
     overhead_ms = std::min(*mine, rule.own_overhead_cap * cost->low);
   guard::outside_check check{shape, rule.name, b.candidate.calls, per_call(*spent, overhead_ms, b.candidate.calls),
-                             claimed, 0, 0, 0};
+                             claimed, 0, 0};
   const double reference_per_call = per_call(*reference_spent, cost->low, b.reference.calls);
-  check.reference_ratio = reference_per_call / reference_claimed;
-  check.allowed_ratio = std::max(rule.min_ratio, guard::k_outside_ref_factor * check.reference_ratio);
+  check.allowed_ratio = std::max(rule.min_ratio, guard::k_outside_ref_factor * reference_per_call / reference_claimed);
   check.slack_ms = (cost->spread + rule.overhead_noise * overhead_ms) / std::max(check.calls, 1) + rule.floor_ms;
   detail[rule.name] = {{"spent_ms", *spent}, {"overhead_ms", overhead_ms}, {"overhead_spread_ms", cost->spread},
                        {"per_call_ms", check.per_call_ms}, {"reference_per_call_ms", reference_per_call},
@@ -136,7 +135,13 @@ void busy_after_answer(guard::run_evidence& e, const shape_batches& b, const std
     if (batch->threads_busy_ms) detail["threads_busy_ms"][batch->label] = *batch->threads_busy_ms;
     if (!batch->busy_threads.empty()) detail["busy_threads"][batch->label] = batch->busy_threads;
     const auto busy = batch->busy_ms ? batch->busy_ms : batch->threads_busy_ms;
-    if (!busy) continue;
+    // The runner waits on the pipe through the window: a window that read no account, or found no
+    // thread of the evaluation, saw nothing, and an unseen window is no quiet one (fail closed).
+    if (!busy || (batch->threads && *batch->threads == 0)) {
+      e.unavailable.push_back(fmt::format("the quiet window's account of shape {}, batch {} ({})", shape, batch->label,
+                                          busy ? "no thread of the evaluation found" : "neither the cgroup's CPU nor its threads' run times"));
+      continue;
+    }
     detail["busy_after_answer_ms"][batch->label] = *busy;
     if (*busy <= guard::k_busy_after_answer_ms) continue;
     std::string who;

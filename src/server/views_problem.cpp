@@ -1,4 +1,6 @@
 // The problem page (every model's solution side by side) and the evaluation page.
+#include "arbiter/guard/version.hpp"
+#include "arbiter/store/evaluation_json.hpp"
 #include "arbiter/store/measurement_json.hpp"
 #include "arbiter/store/rerun.hpp"
 #include "detail/campaign_data.hpp"
@@ -32,20 +34,13 @@ json shapes_json(const std::vector<store::measurement_record>& ms, const json& s
   return shapes;
 }
 
-json findings_json(const std::vector<store::finding_record>& findings) {
-  json out = json::array();
-  for (const auto& f : findings)
-    out.push_back({{"pattern", f.pattern}, {"severity", f.severity}, {"evidence", f.evidence}, {"source", f.source}});
-  return out;
-}
-
 json solution_json(const store::evaluation_detail& evaluation, const json& spec) {
   const store::evaluation_row& e = evaluation.row;
   return {{"evaluation", e.id}, {"model", e.model}, {"org", e.org}, {"sample", e.sample}, {"status", e.status},
           {"verdict", e.v ? json(to_string(*e.v)) : json(nullptr)}, {"reason", e.reason},
           {"speedup", optional_number(e.speedup)}, {"wall_s", e.wall_s},
           {"solution_path", e.solution_path}, {"shapes", shapes_json(evaluation.measurements, spec)},
-          {"findings", findings_json(evaluation.findings)}, {"source", detail::read_solution_source(e.solution_path)}};
+          {"findings", store::findings_json(evaluation.findings)}, {"source", detail::read_solution_source(e.solution_path)}};
 }
 
 json problem_json(const store::problem_view& p, const json& spec) {
@@ -84,19 +79,13 @@ json evaluation_view(store::store& db, std::int64_t evaluation_id, const std::st
   const auto v = db.evaluation(evaluation_id);
   if (!v) ARB_THROW(not_found_error, fmt::format("no evaluation {}", evaluation_id));
   const store::campaign_record c = detail::find_campaign(db, v->campaign_id);
-  json measurements = json::array();
-  for (const auto& m : v->result.measurements)
-    measurements.push_back(store::measurement_json(m));
-  const auto& r = v->result;
-  return {{"id", v->id}, {"campaign", detail::campaign_header(c, std::nullopt)}, {"suite", v->suite},
-          {"problem", v->problem}, {"model", v->model}, {"sample", v->sample}, {"status", v->status},
-          {"verdict", v->status == "done" ? json(to_string(r.result.v)) : json(nullptr)}, {"reason", r.result.reason},
-          {"speedup", optional_number(r.speedup)}, {"wall_s", r.wall_s}, {"solution_path", v->solution_path},
-          {"solution_hash", v->solution_hash}, {"artifacts_dir", r.artifacts_dir}, {"started_at", v->started_at},
-          {"finished_at", v->finished_at}, {"measurements", measurements}, {"findings", findings_json(r.findings)},
-          {"details", detail::parse_object(r.details_json)}, {"log", detail::read_log_tail(r.artifacts_dir, 200)},
-          {"artifacts", detail::list_artifacts(r.artifacts_dir)}, {"environment", environment_of(db, c)},
-          {"rerun", store::rerun_command(c, v->problem, v->model, db_path)}};
+  json out = store::evaluation_json(*v, guard::guard_version());
+  out["campaign"] = detail::campaign_header(c, std::nullopt);
+  out["log"] = detail::read_log_tail(v->result.artifacts_dir, 200);
+  out["artifacts"] = detail::list_artifacts(v->result.artifacts_dir);
+  out["environment"] = environment_of(db, c);
+  out["rerun"] = store::rerun_command(c, v->problem, v->model, db_path);
+  return out;
 }
 
 } // namespace arbiter::server

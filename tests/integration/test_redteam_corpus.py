@@ -8,10 +8,11 @@ with the host (at least one of them among the findings), and `open` on a case wh
 closes yet: why, reported as an expected failure (xfail) until
 the case gets what it names (`open_<device>` where the road is open on that device's hosts only).
 
-A case with `gain_at_most = g` is met as well when it passes with a score at most g times what the
-outside CPU account confirms (the geomean over its shapes of the reference's batch CPU per call over
-its own, details.outside_clock): on the CPU a forgery inside the CPU rule's ratio is scored by that
-account (details.outside_scored) instead of its record, and g says what it may still gain.
+A case with `gain_at_most = g` is met as well when it passes (or gets its verdict from a rule
+other than those named) with times that score it at most g times what the outside CPU account
+confirms, on every shape (the reference's batch CPU per call over its own, details.outside_clock):
+on the CPU a forgery inside the CPU rule's ratio is scored by that account (details.outside_scored)
+instead of its record, and g says what it may still gain.
 
 A case with `static_rules_off = true` is run a second time, in a campaign of its own with
 `arbiter eval --no-static-rules`: there it must get the same verdict (and `patterns_static_off`,
@@ -144,29 +145,31 @@ def _findings(db, evaluation_id, source=None):
 
 
 def _outside_gain(shown):
-    """An evaluation's score over the one the outside CPU account confirms (`arbiter show --json`),
-    or None without one."""
-    confirmed = [c["cpu"]["reference_per_call_ms"] / c["cpu"]["per_call_ms"]
-                 for c in (shown.get("details") or {}).get("outside_clock", [])
-                 if isinstance(c.get("cpu"), dict) and c["cpu"]["per_call_ms"] > 0]
-    if not confirmed or not shown.get("speedup"):
-        return None
-    geomean = 1.0
-    for value in confirmed:
-        geomean *= value ** (1 / len(confirmed))
-    return shown["speedup"] / geomean
+    """The largest, over an evaluation's shapes, of its score (its stored times, whatever the
+    verdict) over the score the outside CPU account confirms (the reference's batch CPU per call
+    over its own): what its record gained beyond what was seen from outside. None without one."""
+    medians = {(m["shape"], m["role"]): m["median_ms"] for m in shown.get("measurements", [])}
+    gains = []
+    for check in (shown.get("details") or {}).get("outside_clock", []):
+        cpu, shape = check.get("cpu"), check.get("shape")
+        if not isinstance(cpu, dict) or cpu["per_call_ms"] <= 0 or not medians.get((shape, "candidate")):
+            continue
+        score = medians[(shape, "baseline")] / medians[(shape, "candidate")]
+        gains.append(score / (cpu["reference_per_call_ms"] / cpu["per_call_ms"]))
+    return max(gains) if gains else None
 
 
 def _met(arbiter, expect, row, missing):
-    """Whether the case got what its expectation names (its verdict with no pattern missing, or a
-    pass whose gain over the outside account stays within gain_at_most), and what it gained."""
+    """Whether the case got what its expectation names, and what it gained. Met: its verdict with no
+    pattern missing; or, with gain_at_most, passed (or given its verdict by a rule outside the
+    patterns named) with a score at most that many times what the outside CPU account confirms."""
     if row["verdict"] == expect["verdict"] and not missing:
         return True, ""
     bound = expect.get("gain_at_most")
-    gain = _outside_gain(arbiter.show(row["id"])) if bound and row["verdict"] == "passed" else None
+    gain = _outside_gain(arbiter.show(row["id"])) if bound and row["verdict"] in ("passed", expect["verdict"]) else None
     if gain is None:
         return False, ""
-    return gain <= bound, f"; passed at {gain:.2f}x the score the outside CPU account confirms (at most {bound}x allowed)"
+    return gain <= bound, f"; its times at {gain:.2f}x the score the outside CPU account confirms (at most {bound}x allowed)"
 
 
 def _judged(arbiter, cases, case_id):

@@ -67,9 +67,6 @@ struct outside_check {
   double claimed_ms = 0;   ///< the record's time per call (cuda: the larger of device time and host latency)
   double allowed_ratio = 0; ///< per_call_ms may reach claimed_ms × this (+ slack_ms) before it is a finding
   double slack_ms = 0;     ///< per call: the overhead's spread and noise share over calls, and k_outside_floor_ms
-  /// The reference's own batch-to-record ratio on this witness: what the same harness reads for a
-  /// trusted model on this host and shape (0: unknown).
-  double reference_ratio = 0;
 };
 
 /// An honest call in a batch costs what a timed sample does, give or take caches, the first call
@@ -111,17 +108,17 @@ inline constexpr double k_outside_cpu_own_overhead_cap = 1.5;
 /// Honest processes used at most 0.043 ms of it on the 2-core CPU host and 0.127 ms on an H100 (the
 /// legal corpus, docs/results/2026-12-07-threads-outside-h100-cpu.md).
 /// A score counts only as far as the outside confirms it (device cpu, the CPU witness): a shape
-/// whose batch, scaled by the reference's own batch-to-record ratio, costs more per call than this
-/// times its record claims (plus the check's slack) is timed by that scaled batch instead
-/// (outside_confirmed_ms). Honest records of the starter and legal corpus stayed within it on the
-/// 2-core host (docs/results/2026-12-07-outside-score-cpu.md); a record forged by less gains at
-/// most this much.
+/// whose batch cost more CPU per call than this times its record claims (plus the check's slack)
+/// is timed by the batch instead (outside_confirmed_ms). The candidate's own batch against its own
+/// record, not scaled by the reference's ratio: a reference's batch can run at half its record
+/// (its weights left in cache between back-to-back calls) where a candidate's runs at its record.
+/// Honest records of the starter suite and the legal corpus stayed within it on the 2-core host
+/// (docs/results/2026-12-07-outside-score-cpu.md); a record forged by less gains at most this much.
 inline constexpr double k_outside_score_tolerance = 1.3;
 
-/// The time per call the outside CPU account confirms for a shape, where it is longer than the
-/// record's beyond k_outside_score_tolerance: the batch's CPU per call over the reference's ratio.
-/// nullopt where the record stands (within the tolerance), the witness is not the CPU account, or
-/// the reference's ratio is unknown.
+/// The time per call the outside CPU account confirms for a shape where it is longer than the
+/// record's beyond k_outside_score_tolerance and the slack: the batch's CPU per call. nullopt
+/// where the record stands, or the witness is not the CPU account.
 std::optional<double> outside_confirmed_ms(const outside_check& check);
 
 inline constexpr double k_busy_after_answer_ms = 0.5;

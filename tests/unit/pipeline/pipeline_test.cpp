@@ -89,7 +89,7 @@ protected:
   // The candidate's batch as the orchestrator's clock saw it: two calls of per_call_ms each on
   // top of the overhead, and the outputs it kept.
   void outside_batch(std::vector<float> values, double per_call_ms) {
-    m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * per_call_ms, true, std::nullopt, std::nullopt}};
+    m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * per_call_ms, true, std::nullopt, 0.0}};
     for (int set_idx = 0; set_idx < 2; ++set_idx)
       write_bundle(eval() / "outside-kept/0/candidate" / (std::to_string(set_idx) + ".arbb"), values);
   }
@@ -245,12 +245,12 @@ TEST_F(judge_fixture, the_candidates_own_no_call_batch_is_its_overhead_up_to_a_c
   candidate_outputs({1, 2, 3});
   // Honest, in a sandbox that moves files 3x slower than the reference's process: its own 3 ms
   // no-call batch is the yardstick, and 0.5 ms a call is what it claimed.
-  m_run.outside.batches = {{0, "candidate", 2, 3.0 + 2 * 0.5, true, std::nullopt, std::nullopt}, {0, "overhead", 2, 3.0, true, std::nullopt, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 3.0 + 2 * 0.5, true, std::nullopt, 0.0}, {0, "overhead", 2, 3.0, true, std::nullopt, 0.0}};
   EXPECT_EQ(judge().result.v, verdict::passed);
   // Forged, its no-call batch slowed to 50 ms to hide the calls: it counts as 4x the reference's
   // 1 ms, and the 5 ms calls still show.
   candidate_timing(timing_json(0.05));
-  m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * 5.0, true, std::nullopt, std::nullopt}, {0, "overhead", 2, 50.0, true, std::nullopt, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * 5.0, true, std::nullopt, 0.0}, {0, "overhead", 2, 50.0, true, std::nullopt, 0.0}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NEAR(j.details["outside_clock"][0]["wall"]["overhead_ms"].get<double>(), 4.0, 1e-9);
@@ -276,7 +276,7 @@ TEST_F(judge_fixture, the_cpu_account_catches_a_record_the_loaded_wall_lets_thro
   // The host is loaded: the batch's wall is dominated by a 40 ms no-call cost that varies by more
   // than the calls, so the wall's allowance swallows them; their CPU time (1 ms each over 0.8 ms
   // of reads) does not.
-  m_run.outside.batches = {{0, "candidate", 2, 42.0, true, 0.8 + 2 * 2.0, std::nullopt}, {0, "overhead", 2, 40.0, true, 0.8, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 42.0, true, 0.8 + 2 * 2.0, 0.0}, {0, "overhead", 2, 40.0, true, 0.8, 0.0}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NE(j.result.reason.find("kernel's account of the evaluation's CPU time saw 2 ms per call"), std::string::npos)
@@ -290,7 +290,7 @@ TEST_F(judge_fixture, on_the_cpu_a_loaded_wall_does_not_judge_where_the_cpu_acco
   candidate_timing(timing_json(0.5));
   // A load spike during the batch: 60 ms of wall over a 4 ms no-call batch, but the calls' CPU
   // time is what the record claims.
-  m_run.outside.batches = {{0, "candidate", 2, 64.0, true, 0.8 + 2 * 0.5, std::nullopt}, {0, "overhead", 2, 4.0, true, 0.8, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 64.0, true, 0.8 + 2 * 0.5, 0.0}, {0, "overhead", 2, 4.0, true, 0.8, 0.0}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
   EXPECT_GT(j.details["outside_clock"][0]["wall"]["per_call_ms"].get<double>(), 20.0);
@@ -300,7 +300,7 @@ TEST_F(judge_fixture, an_honest_calls_cpu_time_within_the_allowance_passes) {
   reference_with_cpu(ref());
   candidate_outputs({1, 2, 3});
   candidate_timing(timing_json(0.5));
-  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.7, std::nullopt}, {0, "overhead", 2, 2.0, true, 0.9, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.7, 0.0}, {0, "overhead", 2, 2.0, true, 0.9, 0.0}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
 }
@@ -311,7 +311,7 @@ TEST_F(judge_fixture, on_the_cpu_a_score_counts_only_as_far_as_the_outside_accou
   candidate_timing(timing_json(0.5)); // claims 4x over eager
   // Its calls cost 0.9 ms of CPU each: inside the CPU rule's 2x (no T4), beyond the score's
   // tolerance, so the outside account times the shape and the score is 2/0.9.
-  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.9, std::nullopt}, {0, "overhead", 2, 2.0, true, 0.8, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.9, 0.0}, {0, "overhead", 2, 2.0, true, 0.8, 0.0}};
   const auto scored = judge();
   EXPECT_EQ(scored.result.v, verdict::passed) << scored.result.reason;
   ASSERT_TRUE(has_finding(scored, "T4")); // shown as evidence, deciding nothing
@@ -323,12 +323,15 @@ TEST_F(judge_fixture, on_the_cpu_a_score_counts_only_as_far_as_the_outside_accou
   EXPECT_NEAR(scored.measurements[1].p90_ms, 0.9, 1e-9); // the record's samples scaled alike
   ASSERT_EQ(scored.details["outside_scored"].size(), 1u);
   EXPECT_DOUBLE_EQ(scored.details["outside_scored"][0]["record_ms"].get<double>(), 0.5);
-  // The same batch where the reference's own batch cost twice its record on this host: honest
-  // noise of the harness, so the record stands.
+  // The reference's own batch at twice its record (its weights cold in its timed loop) changes
+  // nothing: the candidate's batch is held against the candidate's record.
   detail::outside_record reference;
   reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 4.0, std::nullopt}, {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
                        {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt}, {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
   detail::write_outside(ref() / "outside.json", reference);
+  EXPECT_NEAR(*judge().speedup, 2.0 / 0.9, 1e-9);
+  // A batch within 1.3x the record plus the slack: the record stands.
+  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.7, 0.0}, {0, "overhead", 2, 2.0, true, 0.8, 0.0}};
   const auto stands = judge();
   EXPECT_DOUBLE_EQ(*stands.speedup, 4.0);
   EXPECT_FALSE(stands.details.contains("outside_scored"));
@@ -339,7 +342,7 @@ TEST_F(judge_fixture, the_outside_account_never_raises_a_score) {
   candidate_outputs({1, 2, 3});
   candidate_timing(timing_json(0.5));
   // The batch's calls cheaper than the record (warm caches, a quiet moment): the record stands.
-  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.2, std::nullopt}, {0, "overhead", 2, 2.0, true, 0.8, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.2, 0.0}, {0, "overhead", 2, 2.0, true, 0.8, 0.0}};
   const auto j = judge();
   EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
   EXPECT_EQ(j.measurements[1].method, "");
@@ -351,10 +354,25 @@ TEST_F(judge_fixture, a_no_call_batch_burning_cpu_hides_at_most_half_the_referen
   candidate_timing(timing_json(0.25));
   // The no-call batch burns 10 ms of CPU to pass for overhead: it counts as 1.5 x 0.8 ms, and the
   // calls' 1.5 ms each show.
-  m_run.outside.batches = {{0, "candidate", 2, 43.0, true, 0.8 + 2 * 2.5, std::nullopt}, {0, "overhead", 2, 40.0, true, 10.0, std::nullopt}};
+  m_run.outside.batches = {{0, "candidate", 2, 43.0, true, 0.8 + 2 * 2.5, 0.0}, {0, "overhead", 2, 40.0, true, 10.0, 0.0}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NEAR(j.details["outside_clock"][0]["cpu"]["overhead_ms"].get<double>(), 1.2, 1e-9);
+}
+
+TEST_F(judge_fixture, a_quiet_window_that_saw_nothing_fails_closed) {
+  candidate_outputs({1, 2, 3});
+  m_run.outside.batches[0].busy_ms.reset(); // neither the cgroup's account nor the threads' run times
+  auto j = judge();
+  EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
+  EXPECT_TRUE(has_finding(j, "H3"));
+  EXPECT_NE(j.result.reason.find("quiet window"), std::string::npos) << j.result.reason;
+  m_run.outside.batches[0].threads_busy_ms = 0.0; // the threads' account alone, but no thread found
+  m_run.outside.batches[0].threads = 0;
+  EXPECT_EQ(judge().result.v, verdict::rejected);
+  m_run.outside.batches[0].threads = 2; // two threads, idle: quiet
+  j = judge();
+  EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
 }
 
 TEST_F(judge_fixture, cpu_used_while_the_runner_waits_after_its_answer_is_work_outliving_the_calls) {
@@ -371,6 +389,7 @@ TEST_F(judge_fixture, cpu_used_while_the_runner_waits_after_its_answer_is_work_o
 TEST_F(judge_fixture, without_a_cgroup_account_the_threads_run_times_name_the_busy_thread) {
   candidate_outputs({1, 2, 3});
   auto& batch = m_run.outside.batches[0];
+  batch.busy_ms.reset(); // no cgroup
   batch.threads = 3;
   batch.threads_busy_ms = 0.3; // the runner's wake-ups
   EXPECT_EQ(judge().result.v, verdict::passed);
