@@ -9,10 +9,10 @@ closes yet: why, reported as an expected failure (xfail) until
 the case gets what it names (`open_<device>` where the road is open on that device's hosts only).
 
 A case with `gain_at_most = g` is met as well when it passes (or gets its verdict from a rule
-other than those named) with times that score it at most g times what the outside CPU account
-confirms, on every shape (the reference's batch CPU per call over its own, details.outside_clock):
-on the CPU a forgery inside the CPU rule's ratio is scored by that account (details.outside_scored)
-instead of its record, and g says what it may still gain.
+other than those named) with a stored time per call that its outside batch's CPU per call exceeds
+at most g times, on every shape (details.outside_clock): on the CPU a forgery inside the CPU rule's
+ratio is timed by that account (details.outside_scored) instead of its record, and g says what it
+may still gain.
 
 A case with `static_rules_off = true` is run a second time, in a campaign of its own with
 `arbiter eval --no-static-rules`: there it must get the same verdict (and `patterns_static_off`,
@@ -145,17 +145,13 @@ def _findings(db, evaluation_id, source=None):
 
 
 def _outside_gain(shown):
-    """The largest, over an evaluation's shapes, of its score (its stored times, whatever the
-    verdict) over the score the outside CPU account confirms (the reference's batch CPU per call
-    over its own): what its record gained beyond what was seen from outside. None without one."""
-    medians = {(m["shape"], m["role"]): m["median_ms"] for m in shown.get("measurements", [])}
-    gains = []
-    for check in (shown.get("details") or {}).get("outside_clock", []):
-        cpu, shape = check.get("cpu"), check.get("shape")
-        if not isinstance(cpu, dict) or cpu["per_call_ms"] <= 0 or not medians.get((shape, "candidate")):
-            continue
-        score = medians[(shape, "baseline")] / medians[(shape, "candidate")]
-        gains.append(score / (cpu["reference_per_call_ms"] / cpu["per_call_ms"]))
+    """The largest, over an evaluation's shapes, of the CPU its outside batch used per call over the
+    time its stored timing gives a call (whatever the verdict): how much faster its score is than
+    what was seen from outside (1 where the outside account timed the shape). None without one."""
+    medians = {m["shape"]: m["median_ms"] for m in shown.get("measurements", []) if m["role"] == "candidate"}
+    gains = [check["cpu"]["per_call_ms"] / medians[check["shape"]]
+             for check in (shown.get("details") or {}).get("outside_clock", [])
+             if isinstance(check.get("cpu"), dict) and medians.get(check.get("shape"))]
     return max(gains) if gains else None
 
 
