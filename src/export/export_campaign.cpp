@@ -2,6 +2,7 @@
 // the web page and its API use, so every export agrees with the page.
 #include "arbiter/export/export.hpp"
 
+#include "arbiter/report/escape.hpp"
 #include "arbiter/server/views.hpp"
 
 #include <fmt/format.h>
@@ -26,13 +27,6 @@ json evaluations_json(store::store& db, std::int64_t campaign_id) {
   return out;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + '"';
-}
-
 void write_csv(const json& evaluations, std::ostream& out) {
   const std::vector<std::string> columns{"id", "problem", "model", "org", "sample", "status", "verdict", "reason", "speedup", "wall_s", "solution_hash"};
   for (std::size_t idx = 0; idx < columns.size(); ++idx) out << (idx ? "," : "") << columns[idx];
@@ -40,17 +34,15 @@ void write_csv(const json& evaluations, std::ostream& out) {
   for (const auto& e : evaluations) {
     for (std::size_t idx = 0; idx < columns.size(); ++idx) {
       const json& value = e[columns[idx]];
-      out << (idx ? "," : "") << csv_field(value.is_null() ? "" : value.is_string() ? value.get<std::string>() : value.dump());
+      out << (idx ? "," : "") << report::csv_field(value.is_null() ? "" : value.is_string() ? value.get<std::string>() : value.dump());
     }
     out << "\r\n";
   }
 }
 
+/// A value as a Markdown cell: null as a dash, strings as they are, numbers as JSON writes them.
 std::string md(const json& value) {
-  std::string text = value.is_null() ? "—" : value.is_string() ? value.get<std::string>() : value.dump();
-  std::string out;
-  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
+  return report::markdown_cell(value.is_null() ? "—" : value.is_string() ? value.get<std::string>() : value.dump());
 }
 
 std::string md_speedup(const json& value) { return value.is_number() ? fmt::format("{:.2f}×", value.get<double>()) : "—"; }

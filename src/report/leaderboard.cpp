@@ -5,6 +5,7 @@
 
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/json_number.hpp"
+#include "arbiter/report/escape.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -139,28 +140,19 @@ void render_table(std::ostream& out, const leaderboard_header& header, const std
 
 // ---- markdown ---------------------------------------------------------------------------------
 
-std::string markdown_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
 
 void write_markdown_row(std::ostream& out, const row_cells& cells) {
   out << '|';
-  for (const std::string& cell : cells) out << ' ' << markdown_escape(cell) << " |";
+  for (const std::string& cell : cells) out << ' ' << markdown_cell(cell) << " |";
   out << '\n';
 }
 
 void render_markdown(std::ostream& out, const leaderboard_header& header,
                      const std::vector<score::model_summary>& rows) {
-  out << "- suite: " << markdown_escape(header.suite) << '\n'
-      << "- campaign: " << markdown_escape(header.campaign) << '\n'
-      << "- device: " << markdown_escape(header.device) << '\n'
-      << "- ranked by: " << markdown_escape(header.ranked_by) << "\n\n";
+  out << "- suite: " << markdown_cell(header.suite) << '\n'
+      << "- campaign: " << markdown_cell(header.campaign) << '\n'
+      << "- device: " << markdown_cell(header.device) << '\n'
+      << "- ranked by: " << markdown_cell(header.ranked_by) << "\n\n";
   row_cells titles;
   std::copy(k_titles.begin(), k_titles.end(), titles.begin());
   write_markdown_row(out, titles);
@@ -211,14 +203,6 @@ void render_json(std::ostream& out, const leaderboard_header& header, const std:
 }
 
 // ---- csv --------------------------------------------------------------------------------------
-
-/// RFC 4180: quote a field holding a comma, quote, CR or LF; double the quotes inside.
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + '"';
-}
 
 std::string csv_number(const std::optional<double>& value) { return value ? fmt::format("{}", *value) : ""; }
 
