@@ -1,6 +1,7 @@
 #include "detail/problem_loader.hpp"
 
 #include "arbiter/catalog/toml_reader.hpp"
+#include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/file.hpp"
 #include "arbiter/common/hash.hpp"
@@ -56,9 +57,7 @@ shape read_shape(const nlohmann::json& table, std::size_t shape_idx, const std::
   shape s;
   s.name = view.str("name").value_or("shape" + std::to_string(shape_idx));
   s.devices = view.strings("devices");
-  for (const auto& device : s.devices)
-    if (device != "cpu" && device != "cuda")
-      ARB_THROW(config_error, where + ": key '" + prefix + "devices': expected \"cpu\" or \"cuda\", found \"" + device + "\"");
+  for (const auto& device : s.devices) require_device(device, where + ": key '" + prefix + "devices'");
   for (const auto& [key, value] : table.items())
     if (key != "name" && key != "devices") s.params[key] = value;
   return s;

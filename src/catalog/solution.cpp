@@ -1,6 +1,7 @@
 #include "arbiter/catalog/solution.hpp"
 
 #include "arbiter/catalog/suite.hpp"
+#include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/hash.hpp"
 
@@ -40,9 +41,7 @@ std::vector<std::string> read_devices(const nlohmann::json& meta, const fs::path
   if (!it->is_array()) ARB_THROW(config_error, file.string() + ": key 'devices': expected an array of \"cpu\"/\"cuda\"");
   std::vector<std::string> devices;
   for (const auto& d : *it) {
-    if (!d.is_string() || (d != "cpu" && d != "cuda"))
-      ARB_THROW(config_error, file.string() + ": key 'devices': expected \"cpu\" or \"cuda\", found " + d.dump());
-    devices.push_back(d.get<std::string>());
+    devices.push_back(require_device(d.is_string() ? d.get<std::string>() : d.dump(), file.string() + ": key 'devices'"));
   }
   return devices;
 }

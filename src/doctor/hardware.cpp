@@ -1,5 +1,6 @@
 #include "arbiter/doctor/doctor.hpp"
 
+#include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/hash.hpp"
 #include "detail/environment_json.hpp"
@@ -26,9 +27,7 @@ std::string fingerprint_of(const store::hardware_record& record) {
 } // namespace
 
 store::hardware_record hardware_for(const environment& env, const std::string& device) {
-  if (device != "cpu" && device != "cuda") {
-    ARB_THROW(config_error, "device '" + device + "': expected \"cpu\" or \"cuda\"");
-  }
+  require_device(device, "device");
   if (device == "cuda" && !env.gpu.present) {
     ARB_THROW(config_error, "device cuda requested but no GPU is usable: " + env.gpu.error);
   }

@@ -2,6 +2,7 @@
 
 #include "arbiter/catalog/solution.hpp"
 #include "arbiter/catalog/suite.hpp"
+#include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/log.hpp"
 #include "arbiter/doctor/doctor.hpp"
@@ -27,7 +28,7 @@ namespace fs = std::filesystem;
 std::string choose_device(const std::string& wanted, const doctor::environment& env) {
   const bool gpu = env.gpu.present && env.python.torch_cuda_available;
   if (wanted.empty()) return gpu ? "cuda" : "cpu";
-  if (wanted != "cpu" && wanted != "cuda") ARB_THROW(config_error, "--device: expected cpu or cuda, found '" + wanted + "'");
+  require_device(wanted, "--device");
   if (wanted == "cuda" && !gpu)
     ARB_THROW(config_error, "--device cuda: no usable GPU (" + (env.gpu.present ? "torch " + env.python.torch_version + " has no CUDA" : env.gpu.error) + ")");
   return wanted;

@@ -1,6 +1,7 @@
 #include "arbiter/pipeline/check.hpp"
 
 #include "arbiter/catalog/suite.hpp"
+#include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/doctor/doctor.hpp"
 #include "detail/judge.hpp"
@@ -28,9 +29,7 @@ catalog::problem load_problem(const fs::path& where) {
 
 std::string pick_device(const check_options& options) {
   if (!options.device.empty()) {
-    if (options.device != "cpu" && options.device != "cuda")
-      ARB_THROW(config_error, "--device: expected cpu or cuda, found '" + options.device + "'");
-    return options.device;
+    return require_device(options.device, "--device");
   }
   const doctor::environment env = doctor::probe_environment(options.python);
   return env.gpu.present && env.python.torch_cuda_available ? "cuda" : "cpu";

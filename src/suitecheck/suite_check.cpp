@@ -2,6 +2,7 @@
 
 #include "arbiter/catalog/suite.hpp"
 #include "arbiter/catalog/toml_reader.hpp"
+#include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/frames.hpp"
 #include "arbiter/doctor/doctor.hpp"
@@ -136,9 +137,7 @@ std::map<std::string, std::string> runner_env(const std::string& python, const f
 
 std::string pick_device(const options& opts, const std::string& python) {
   if (!opts.device.empty()) {
-    if (opts.device != "cpu" && opts.device != "cuda")
-      ARB_THROW(config_error, "--device: expected cpu or cuda, found '" + opts.device + "'");
-    return opts.device;
+    return require_device(opts.device, "--device");
   }
   const doctor::environment env = doctor::probe_environment(python);
   return env.gpu.present && env.python.torch_cuda_available ? "cuda" : "cpu";

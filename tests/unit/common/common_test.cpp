@@ -1,3 +1,4 @@
+#include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/file.hpp"
 #include "arbiter/common/hash.hpp"
@@ -86,4 +87,18 @@ TEST(json_number, an_optional_number_goes_out_as_null_and_comes_back_as_none) {
   EXPECT_EQ(arbiter::number_at(doc, "ms"), 0.25);
   EXPECT_EQ(arbiter::number_at(doc, "n"), 3.0);
   for (const char* key : {"none", "text", "missing"}) EXPECT_FALSE(arbiter::number_at(doc, key)) << key;
+}
+
+TEST(device, only_cpu_and_cuda_are_devices_and_a_bad_one_names_where_it_came_from) {
+  EXPECT_TRUE(arbiter::is_device("cpu"));
+  EXPECT_TRUE(arbiter::is_device("cuda"));
+  EXPECT_FALSE(arbiter::is_device("gpu"));
+  EXPECT_EQ(arbiter::require_device("cuda", "--device"), "cuda");
+  try {
+    arbiter::require_device("rocm", "suite/p/problem.toml: key 'shapes.devices'");
+    FAIL() << "rocm accepted";
+  } catch (const arbiter::config_error& e) {
+    EXPECT_NE(std::string(e.what()).find("suite/p/problem.toml: key 'shapes.devices': expected \"cpu\" or \"cuda\", found \"rocm\""),
+              std::string::npos) << e.what();
+  }
 }
