@@ -30,25 +30,6 @@ void check_reference(const fs::path& file) {
 // block), not a rounding boundary.
 constexpr double k_max_mismatch_fraction = 1e-4;
 
-tolerance read_tolerance(const toml_view& t, tolerance base, const std::string& where) {
-  const auto atol = t.number("atol"), rtol = t.number("rtol");
-  base.atol = atol.value_or(base.atol);
-  base.rtol = rtol.value_or(base.rtol);
-  // An atol or rtol asks for a comparison within them, also where the dtype's default is bitwise
-  // (integer codes that may move one step); an explicit mode still decides.
-  const bool bounds_given = atol.has_value() || rtol.has_value();
-  const std::string mode = t.str("mode").value_or(base.mode == tolerance_mode::bitwise && !bounds_given ? "bitwise" : "allclose");
-  if (mode == "allclose") base.mode = tolerance_mode::allclose;
-  else if (mode == "bitwise") base.mode = tolerance_mode::bitwise;
-  else ARB_THROW(config_error, where + ": key 'tolerance.mode': expected allclose or bitwise, found '" + mode + "'");
-  if (base.atol < 0 || base.rtol < 0)
-    ARB_THROW(config_error, where + ": keys 'tolerance.atol' and 'tolerance.rtol': expected numbers ≥ 0");
-  base.mismatch_fraction = t.number("mismatch_fraction").value_or(base.mismatch_fraction);
-  if (!(base.mismatch_fraction >= 0 && base.mismatch_fraction <= k_max_mismatch_fraction))
-    ARB_THROW(config_error, where + ": key 'tolerance.mismatch_fraction': expected a number from 0 to " +
-                                fmt::format("{:g}", k_max_mismatch_fraction) + ", found " + fmt::format("{:g}", base.mismatch_fraction));
-  return base;
-}
 
 shape read_shape(const nlohmann::json& table, std::size_t shape_idx, const std::string& where) {
   const std::string prefix = "shapes[" + std::to_string(shape_idx) + "].";
@@ -123,6 +104,26 @@ void apply_spec(problem& p, const nlohmann::json& spec, const std::string& where
 }
 
 } // namespace
+
+tolerance read_tolerance(const toml_view& t, tolerance base, const std::string& where) {
+  const auto atol = t.number("atol"), rtol = t.number("rtol");
+  base.atol = atol.value_or(base.atol);
+  base.rtol = rtol.value_or(base.rtol);
+  // An atol or rtol asks for a comparison within them, also where the dtype's default is bitwise
+  // (integer codes that may move one step); an explicit mode still decides.
+  const bool bounds_given = atol.has_value() || rtol.has_value();
+  const std::string mode = t.str("mode").value_or(base.mode == tolerance_mode::bitwise && !bounds_given ? "bitwise" : "allclose");
+  if (mode == "allclose") base.mode = tolerance_mode::allclose;
+  else if (mode == "bitwise") base.mode = tolerance_mode::bitwise;
+  else ARB_THROW(config_error, where + ": key 'tolerance.mode': expected allclose or bitwise, found '" + mode + "'");
+  if (base.atol < 0 || base.rtol < 0)
+    ARB_THROW(config_error, where + ": keys 'tolerance.atol' and 'tolerance.rtol': expected numbers ≥ 0");
+  base.mismatch_fraction = t.number("mismatch_fraction").value_or(base.mismatch_fraction);
+  if (!(base.mismatch_fraction >= 0 && base.mismatch_fraction <= k_max_mismatch_fraction))
+    ARB_THROW(config_error, where + ": key 'tolerance.mismatch_fraction': expected a number from 0 to " +
+                                fmt::format("{:g}", k_max_mismatch_fraction) + ", found " + fmt::format("{:g}", base.mismatch_fraction));
+  return base;
+}
 
 problem load_problem_folder(const fs::path& dir, const suite_defaults& defaults) {
   problem p;

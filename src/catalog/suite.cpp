@@ -15,16 +15,7 @@ namespace {
 
 detail::suite_defaults read_defaults(const toml_view& view, const std::string& where) {
   detail::suite_defaults defaults;
-  if (auto t = view.table("tolerance")) {
-    tolerance tol;
-    tol.atol = t->number("atol").value_or(tol.atol);
-    tol.rtol = t->number("rtol").value_or(tol.rtol);
-    const std::string mode = t->str("mode").value_or("allclose");
-    if (mode != "allclose" && mode != "bitwise")
-      ARB_THROW(config_error, where + ": key 'tolerance.mode': expected allclose or bitwise, found '" + mode + "'");
-    tol.mode = mode == "bitwise" ? tolerance_mode::bitwise : tolerance_mode::allclose;
-    defaults.tol = tol;
-  }
+  if (auto t = view.table("tolerance")) defaults.tol = detail::read_tolerance(*t, tolerance{}, where);
   if (auto r = view.table("rules")) defaults.rules = r->json();
   return defaults;
 }

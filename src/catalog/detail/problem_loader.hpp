@@ -1,5 +1,6 @@
 #pragma once
 #include "arbiter/catalog/problem.hpp"
+#include "arbiter/catalog/toml_reader.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,11 @@ struct suite_defaults {
 };
 
 /// A problem folder: reference.py plus optional problem.toml.
+/// A [tolerance] table (the suite's or a problem's) over base: atol, rtol (numbers ≥ 0), mode
+/// (allclose or bitwise; an atol or rtol asks for allclose where base is bitwise) and
+/// mismatch_fraction; a bad value is a config_error naming where and the key.
+tolerance read_tolerance(const toml_view& t, tolerance base, const std::string& where);
+
 problem load_problem_folder(const std::filesystem::path& dir, const suite_defaults& defaults);
 /// A bare KernelBench file: id = file stem, one default shape.
 problem load_bare_problem(const std::filesystem::path& file, const suite_defaults& defaults);

@@ -165,6 +165,17 @@ TEST_F(catalog_fixture, a_mismatch_share_is_read_and_bounded) {
   EXPECT_NE(message.find("tolerance.mismatch_fraction"), std::string::npos) << message;
 }
 
+TEST_F(catalog_fixture, the_suites_tolerance_is_read_by_the_same_rules_as_a_problems) {
+  write("s/q/reference.py", k_reference);
+  write("s/suite.toml", "name = \"demo\"\n[tolerance]\natol = 0.1\nmismatch_fraction = 1e-6\n");
+  EXPECT_DOUBLE_EQ(load_suite(m_root / "s").find("q")->tol.mismatch_fraction, 1e-6); // was dropped at suite level
+  write("t/q/reference.py", k_reference);
+  write("t/suite.toml", "name = \"demo\"\n[tolerance]\natol = -1.0\n");
+  const std::string message = load_error(m_root / "t");
+  EXPECT_NE(message.find("suite.toml"), std::string::npos) << message;
+  EXPECT_NE(message.find("tolerance.atol"), std::string::npos) << message;
+}
+
 TEST_F(catalog_fixture, baselines_resolve_the_sota_file_in_the_problem_folder) {
   write("s/p/reference.py", k_reference);
   write("s/p/sota.py", "class ModelSota: pass\n");
