@@ -222,7 +222,7 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
   evidence.clocks = clock_spans(ctx, run.events);
   outside_evidence(evidence, ctx, problem, run, ref_dir, eval_dir, j.measurements, j.result.v == verdict::passed, bundles,
                    j.details);
-  if (ctx.device == "cpu") confirm_outside(ctx, evidence.outside, j);
+  confirm_outside(ctx, evidence.outside, j); // the CPU witness only: device cpu
   attach_probe(ctx, problem, run, probe, ref_dir, evidence.probe, j.details);
   for (auto& f : guard::dynamic_findings(evidence)) j.findings.push_back(std::move(f));
   nlohmann::json checks = nlohmann::json::array();
