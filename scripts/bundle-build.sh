@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A build folder that runs on another Linux machine with the CUDA toolkit but without this one's
-# Debian libraries (a GPU host): bin/arbiter, lib/libarbiter_runtime.so, lib/libarbiter_probe.so and
+# Debian libraries (a GPU host): bin/arbiter, lib/libarbiter_runtime.so, lib/libarbiter_probe.so,
+# bin/bwrap where this machine has bubblewrap, and
 # every library the binary loads except the C and C++ runtimes, debug info stripped, each finding
 # the others through its own folder; the probe keeps its CUDA folders first (CUPTI, the driver's
 # libraries). The commit it was built from goes in BUILT_FROM. Use it as ARBITER_BUILD
@@ -26,6 +27,15 @@ SYSTEM='^(libc|libm|libdl|libpthread|librt|libutil|libresolv|libstdc\+\+|libgcc_
 ldd "$BUILD/bin/arbiter" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r name path; do
   [[ $name =~ $SYSTEM ]] || cp -L "$path" "$DEST/lib/$name"
 done
+# Debian's bubblewrap, for a GPU host without it (the allow-list engine; scripts/gpu-checks.sh
+# names it in ARBITER_BWRAP where the host has no bwrap of its own), with the libraries it loads.
+if [ -x /usr/bin/bwrap ]; then
+  cp -L /usr/bin/bwrap "$DEST/bin/bwrap"
+  ldd /usr/bin/bwrap | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r name path; do
+    [[ $name =~ $SYSTEM ]] || cp -L "$path" "$DEST/lib/$name"
+  done
+  patchelf --set-rpath '$ORIGIN/../lib' "$DEST/bin/bwrap"
+fi
 strip --strip-debug "$DEST/bin/arbiter" "$DEST"/lib/*
 probe_rpath=$(patchelf --print-rpath "$BUILD/lib/libarbiter_probe.so")
 for lib in "$DEST"/lib/*; do

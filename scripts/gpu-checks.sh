@@ -34,6 +34,10 @@ export ARBITER_PYTHONPATH=${ARBITER_PYTHONPATH:-$PWD/python}
 SCRATCH=${ARBITER_SCRATCH:-/dev/shm/arbiter-gpu-checks}
 mkdir -p "$OUT" "$SCRATCH"
 OUT=$(cd "$OUT" && pwd)
+# A host without bubblewrap uses the bundle's (scripts/bundle-build.sh): the allow-list engine.
+if [ -z "${ARBITER_BWRAP:-}" ] && ! command -v bwrap >/dev/null && [ -x "$BUILD/bin/bwrap" ]; then
+  export ARBITER_BWRAP=$BUILD/bin/bwrap
+fi
 [ -x "$BIN" ] || { echo "gpu-checks: $BIN is missing: build the dev preset first or set ARBITER_BUILD" >&2; exit 2; }
 
 # The corpus cases that have not yet been judged on a GPU since their rule or case last changed.
