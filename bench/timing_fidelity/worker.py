@@ -53,7 +53,7 @@ def measure_arbiter(model, input_sets, args):
     from arbiter_runner import timing
     runtime = rt.load(args.runtime_lib)
     json_path = os.path.join(args.work, "timing.json")
-    config = timing_config.arbiter_config(args.device, args.quick, args.timing)
+    config = timing_config.arbiter_config(runtime, args.device, args.quick, args.timing)
     with torch.no_grad():
         result = timing.time_model(runtime, model, input_sets, args.device, config, json_path)
     with open(json_path, encoding="utf-8") as file:
@@ -303,7 +303,7 @@ def measure_cupti_loop(model, input_sets, args):
     from arbiter_runner import runtime as rt
     from arbiter_runner import timing
     runtime = rt.load(args.runtime_lib)
-    config = timing_config.arbiter_config(args.device, args.quick, args.timing)
+    config = timing_config.arbiter_config(runtime, args.device, args.quick, args.timing)
     json_path = os.path.join(args.work, "loop_timing.json")
     # The host's operators unrecorded: arbiter's hold lasts as long as the host takes to queue the call.
     activities = _profile(lambda: timing.time_model(runtime, model, input_sets, args.device, config, json_path),
@@ -394,7 +394,9 @@ def main(argv=None):
             _run_method(result, "kernelbench", lambda: measure_kernelbench(model, input_sets[0], args), args.out)
             _run_method(result, "do_bench", lambda: measure_do_bench(model, input_sets[0], args), args.out)
             _run_method(result, "cupti", lambda: measure_cupti(model, input_sets, args), args.out)
-            arbiters = paced(timing_config.arbiter_config(args.device, args.quick, args.timing), args.hold_cycles)
+            from arbiter_runner import runtime as rt
+            arbiters = paced(timing_config.arbiter_config(rt.load(args.runtime_lib), args.device, args.quick, args.timing),
+                             args.hold_cycles)
             _run_method(result, "cupti_sustained", lambda: measure_cupti(model, input_sets, args, arbiters), args.out)
             # The loop again after the other methods: whether a process's history moves the kernel's time.
             _run_method(result, "cupti_loop_after", lambda: measure_cupti_loop(model, input_sets, args), args.out)

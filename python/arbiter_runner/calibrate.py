@@ -13,8 +13,8 @@ Rates come from the median sample. One `calibration` event per measurement:
    "median_ms", "samples", "rel_noise", "p10_ms", "p90_ms", "stop", "timing": {...}}
 or, when a measurement cannot run, {"event": "calibration", "kind", "dtype", "skipped": "<why>"}.
 
-Job keys: device, runtime_lib, events_file, timing_dir; optional copy_bytes, gemm_n, dtypes,
-timing (the runtime's stopping rule; TIMING below by default)."""
+Job keys: device, runtime_lib, events_file, timing_dir, timing (the stopping rule: the
+orchestrator's calibration settings, src/pipeline/calibrate.cpp); optional copy_bytes, gemm_n, dtypes."""
 import contextlib
 import json
 import os
@@ -32,9 +32,6 @@ DEFAULTS = {
 # a second per measurement, so a whole calibration takes seconds on a GPU). On cuda the job adds the
 # pacing candidates are timed with (warm-up by time, a rest after each call): the peak is measured
 # in the GPU state the times it divides are.
-TIMING = {"warmup_calls": 2, "min_samples": 5, "max_samples": 500, "min_time_s": 0.05, "max_time_s": 1.0,
-          "target_rel_noise": 0.01, "l2_flush_bytes": 0}
-
 NOT_A_DTYPE = {"tf32": "not a dtype: TF32 is a math mode; float32 is measured with it off"}
 
 
@@ -51,7 +48,7 @@ def _timed(runtime, job, name, fn, inputs):
     """Times fn over one input set; the runtime's JSON without its lists of samples (those stay in
     timing/<name>.json)."""
     path = os.path.join(job["timing_dir"], f"{name}.json")
-    timing.time_model(runtime, fn, [inputs], job["device"], {**TIMING, **job.get("timing", {})}, path)
+    timing.time_model(runtime, fn, [inputs], job["device"], job["timing"], path)
     with open(path, encoding="utf-8") as file:
         result = json.load(file)
     return {key: value for key, value in result.items() if not isinstance(value, list)}

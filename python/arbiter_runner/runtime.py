@@ -35,6 +35,12 @@ class TimingConfig(ctypes.Structure):
     ]
 
 
+# The job file's "timing" keys: the fields of TimingConfig a campaign sets (src/pipeline/jobs.cpp
+# writes them; tests/unit/pipeline/jobs_test.cpp holds the two lists together).
+TIMING_KEYS = ("warmup_calls", "min_samples", "max_samples", "min_time_s", "max_time_s", "target_rel_noise",
+               "warmup_time_s", "rest_ratio", "l2_flush_bytes")
+
+
 class TimingResult(ctypes.Structure):
     _fields_ = [
         ("samples", ctypes.c_int64),
@@ -73,6 +79,7 @@ def _declare(lib):
         "arb_reader_offset": (c.c_int, [p, c.c_int64, c.POINTER(c.c_uint64)]),
         "arb_reader_close": (None, [p]),
         "arb_hash_bytes": (c.c_uint64, [p, c.c_uint64, c.c_uint64]),
+        "arb_timing_defaults": (c.c_int, [c.c_int32, c.POINTER(TimingConfig)]),
         "arb_time": (c.c_int, [c.POINTER(TimingConfig), CALL_FN, p, c.c_char_p, c.POINTER(TimingResult)]),
         "arb_last_timing": (c.c_int64, [c.c_char_p, c.c_int64]),
         "arb_device_synchronize": (c.c_int, [c.c_int32]),
@@ -99,6 +106,18 @@ class Runtime:
             message = (self.lib.arb_last_error() or b"").decode("utf-8", "replace")
             raise RuntimeFailure(rc, f"{what}: {message}")
         return rc
+
+    def timing_defaults(self, device):
+        """A campaign's default TimingConfig on device: the runtime's, the one set of defaults
+        (include/arbiter/runtime/timing_options.hpp)."""
+        config = TimingConfig()
+        self.check(self.lib.arb_timing_defaults(DEVICE_CODES[device], ctypes.byref(config)), "arb_timing_defaults")
+        return config
+
+    def timing_defaults_dict(self, device):
+        """timing_defaults as the job file's "timing" object (the keys TIMING_KEYS names)."""
+        config = self.timing_defaults(device)
+        return {key: getattr(config, key) for key in TIMING_KEYS}
 
     def last_timing(self):
         """The record the last arb_time made, parsed, from the runtime's memory (not its file)."""

@@ -89,21 +89,18 @@ def _after_call(call, keep):
     return after_call
 
 
-def _config(device, timing, group, after_call):
-    config = rt.TimingConfig()
-    config.device = rt.DEVICE_CODES[device]
-    config.warmup_calls = int(timing.get("warmup_calls", 3))
-    config.warmup_time_s = float(timing.get("warmup_time_s", 0.0))
-    config.rest_ratio = float(timing.get("rest_ratio", 0.0))
-    config.min_samples = int(timing.get("min_samples", 10))
-    config.max_samples = int(timing.get("max_samples", 1000))
-    config.min_time_s = float(timing.get("min_time_s", 0.2))
-    config.max_time_s = float(timing.get("max_time_s", 2.0))
-    config.target_rel_noise = float(timing.get("target_rel_noise", 0.01))
-    config.l2_flush_bytes = int(timing.get("l2_flush_bytes", 0))
+def _config(runtime, device, timing, group, after_call):
+    """The runtime's defaults for device (arb_timing_defaults), each key of timing over them: the
+    runner has no defaults of its own. A key that is no timing setting is named, not ignored."""
+    config = runtime.timing_defaults(device)
+    for key, value in timing.items():
+        if key not in rt.TIMING_KEYS:
+            raise ValueError(f"timing: unknown key {key!r} (expected one of {', '.join(rt.TIMING_KEYS)})")
+        setattr(config, key, type(getattr(config, key))(value))
     config.stream = harness_stream(device)
     config.probe_group = group
-    config.after_call = after_call
+    if after_call is not None:
+        config.after_call = after_call
     return config
 
 
@@ -120,7 +117,7 @@ def time_model(runtime, model, input_sets, device, timing, json_path, capture=No
     call = _Call(model, input_sets)
     callback = rt.CALL_FN(call)  # both kept referenced for the whole arb_time call
     after_call = rt.CALL_FN(_after_call(call, capture.after if capture is not None else None))
-    config = _config(device, timing, group, after_call)
+    config = _config(runtime, device, timing, group, after_call)
     if device == "cuda":
         torch.cuda.synchronize()  # also makes the device's context current on this thread
     result = rt.TimingResult()

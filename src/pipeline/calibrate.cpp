@@ -16,6 +16,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Shorter than a campaign's (a peak is one large call, timed to a few percent), paced on cuda as
+/// candidates are: the same warm-up by time and rest after each call.
+constexpr timing_options k_calibration_timing{.warmup_calls = 2,
+                                              .min_samples = 5,
+                                              .max_samples = 500,
+                                              .min_time_s = 0.05,
+                                              .max_time_s = 1.0,
+                                              .target_rel_noise = 0.01,
+                                              .cuda_min_time_s = 0.05};
+
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm parts{};
@@ -85,7 +95,7 @@ peaks_run measure_peaks(const std::string& device, const std::string& python, co
   detail::write_json(job_file, {{"mode", "calibrate"}, {"device", device}, {"runtime_lib", paths.runtime_lib.string()},
                                 {"events_file", (work_dir / "events.jsonl").string()},
                                 {"timing_dir", (work_dir / "timing").string()},
-                                {"timing", detail::paced_timing(options.timing, device)}});
+                                {"timing", detail::job_timing(k_calibration_timing, device)}});
   ARB_INFO("calibrate", "measuring copy bandwidth and GEMM rates on {}", device);
   const auto spec = detail::runner_spec(ctx, "calibrate", job_file, work_dir, work_dir / "home", work_dir / "cache");
   const sandbox::process_result process = runner.run(spec);

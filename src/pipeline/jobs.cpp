@@ -18,15 +18,8 @@ namespace {
 nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& s : ctx.shapes) shapes.push_back({{"name", s.name}, {"params", s.params}});
-  const timing_options& t = ctx.options.timing;
-  nlohmann::json timing{{"warmup_calls", t.warmup_calls},
-                        {"min_samples", t.min_samples},
-                        {"max_samples", t.max_samples},
-                        {"min_time_s", ctx.device == "cuda" ? std::max(t.min_time_s, t.cuda_min_time_s) : t.min_time_s},
-                        {"max_time_s", t.max_time_s},
-                        {"target_rel_noise", t.target_rel_noise},
-                        {"l2_flush_bytes", 0}};
-  timing.update(paced_timing(t, ctx.device));
+  nlohmann::json timing = job_timing(ctx.options.timing, ctx.device);
+  timing["l2_flush_bytes"] = 0;
   return {
       {"mode", mode},
       {"device", ctx.device},
@@ -41,9 +34,12 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
 
 } // namespace
 
-nlohmann::json paced_timing(const timing_options& t, const std::string& device) {
-  const bool cuda = device == "cuda";
-  return {{"warmup_time_s", cuda ? t.warmup_time_s : 0.0}, {"rest_ratio", cuda ? t.cuda_rest_ratio : 0.0}};
+nlohmann::json job_timing(const timing_options& options, const std::string& device) {
+  const runtime::device_timing t = runtime::for_device(options, device == "cuda");
+  return {{"warmup_calls", t.warmup_calls},        {"min_samples", t.rule.min_samples},
+          {"max_samples", t.rule.max_samples},     {"min_time_s", t.rule.min_time_s},
+          {"max_time_s", t.rule.max_time_s},       {"target_rel_noise", t.rule.target_rel_noise},
+          {"warmup_time_s", t.rule.warmup_time_s}, {"rest_ratio", t.rule.rest_ratio}};
 }
 
 nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem,

@@ -2,6 +2,7 @@
 // exception ever crosses into the caller (ctypes would abort the process).
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "arbiter/runtime/timing.hpp"
+#include "arbiter/runtime/timing_options.hpp"
 #include "bundle_reader.hpp"
 #include "bundle_writer.hpp"
 #include "cuda_driver.hpp"
@@ -159,6 +160,25 @@ void arb_reader_close(arb_reader* r) { delete r; }
 uint64_t arb_hash_bytes(const void* data, uint64_t nbytes, uint64_t seed) {
   if (!data) nbytes = 0; // XXH3 accepts (NULL, 0); never read through a null pointer
   return XXH3_64bits_withSeed(data, static_cast<size_t>(nbytes), seed);
+}
+
+int arb_timing_defaults(int32_t device, arb_timing_config* out) {
+  return guarded([&] {
+    require(out, "arb_timing_defaults: null config");
+    require(device == ARB_DEVICE_CPU || device == ARB_DEVICE_CUDA, "arb_timing_defaults: unknown device");
+    const device_timing t = for_device(timing_options{}, device == ARB_DEVICE_CUDA);
+    *out = arb_timing_config{};
+    out->device = device;
+    out->warmup_calls = t.warmup_calls;
+    out->min_samples = t.rule.min_samples;
+    out->max_samples = t.rule.max_samples;
+    out->min_time_s = t.rule.min_time_s;
+    out->max_time_s = t.rule.max_time_s;
+    out->target_rel_noise = t.rule.target_rel_noise;
+    out->probe_group = -1;
+    out->warmup_time_s = t.rule.warmup_time_s;
+    out->rest_ratio = t.rule.rest_ratio;
+  });
 }
 
 int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,

@@ -79,7 +79,7 @@ def test_a_run_cut_short_keeps_the_workloads_it_finished(tmp_path):
     assert sorted(os.listdir(tmp_path / "out")) == ["results.json", "results.md"]
 
 
-def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(monkeypatch):
+def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(monkeypatch, runtime):
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import timing_config
     import worker
@@ -96,7 +96,7 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
         def fill_(self, value):
             events.append("flush")
 
-    arbiters = worker.paced(timing_config.arbiter_config("cuda", False, {}))
+    arbiters = worker.paced(timing_config.arbiter_config(runtime, "cuda", False, {}))
     assert arbiters == {"warm_s": 0.3, "rest_ratio": 0.5, "sync_after_flush": True, "reset_persisting_l2": True,
                         "hold_cycles": worker.HOLD_CYCLES}
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,), (2,)], Flush(), 3, arbiters)
@@ -109,7 +109,7 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
     events.clear()
     clock = iter([10.0, 10.004])
     worker._flushed_call(lambda x: events.append(("call", x)), [(1,)], Flush(), 0, worker.paced(
-        timing_config.arbiter_config("cuda", False, {}), hold_cycles=20_000))
+        timing_config.arbiter_config(runtime, "cuda", False, {}), hold_cycles=20_000))
     assert ("hold", 20_000) in events  # --hold-cycles: another length of hold
 
 

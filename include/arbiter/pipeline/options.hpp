@@ -1,5 +1,7 @@
 #pragma once
 /// What `arbiter eval` was asked to do.
+#include "arbiter/runtime/timing_options.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -7,27 +9,8 @@
 
 namespace arbiter::pipeline {
 
-struct timing_options {
-  int warmup_calls = 3;
-  std::int64_t min_samples = 10;
-  std::int64_t max_samples = 1000;
-  double min_time_s = 0.1;
-  double max_time_s = 2.0;
-  double target_rel_noise = 0.01;
-  /// Warm-up by time on cuda (runtime stop_rule::warmup_time_s): paced and rested like the samples,
-  /// so that the GPU has settled into the clock it holds under them before sampling
-  /// (docs/measurement.md, "Sampling"). Not on cpu.
-  double warmup_time_s = 0.3;
-  /// The least sampling time on cuda, where it replaces a shorter min_time_s: in the sustained
-  /// state the clock wanders over tens of milliseconds, so a median of 0.1 s of samples of an
-  /// 8192³ GEMM moved 2.3% between processes on an H200 (docs/measurement.md, "Sampling").
-  double cuda_min_time_s = 0.5;
-  /// The rest after each paced call on cuda (runtime stop_rule::rest_ratio), as a multiple of the
-  /// call's wall time: at two-thirds duty a kernel that back-to-back calls hold at the power cap
-  /// keeps a steadier clock (the multi-kernel workload's spread across processes on an H200: 0.3%
-  /// against 1.2–2.1% without; docs/measurement.md, "Sampling"). Not on cpu.
-  double cuda_rest_ratio = 0.5;
-};
+/// The one set of timing settings and defaults (the runtime's, which its C ABI hands out too).
+using timing_options = runtime::timing_options;
 
 /// When `arbiter eval` measures the hardware's peaks first (docs/measurement.md): only ever where
 /// none are stored for its fingerprint; by default only on cuda, so that CPU runs and CI stay fast.

@@ -99,6 +99,11 @@ typedef struct {
   int32_t stop; /* 0 noise, 1 max_time, 2 max_samples */
 } arb_timing_result;
 
+/* Fills *out with a campaign's default timing settings on device (arb_device): `arbiter eval`'s,
+ * the one set of defaults (include/arbiter/runtime/timing_options.hpp). stream, l2_flush_bytes and
+ * after_call are left 0, probe_group -1. */
+ARB_API int arb_timing_defaults(int32_t device, arb_timing_config* out);
+
 /* Runs warm-up then samples: flush L2 (outside the timed span), full-device synchronise, start
  * clock, fn, end clock, full-device synchronise. On cuda the clock is a pair of events recorded on
  * config.stream behind the stream hold (launch overhead hidden; docs/measurement.md), and every

@@ -28,13 +28,14 @@ double quantile_sorted(std::span<const double> sorted, double q);
 /// Summarises times_ms (any order). Throws std::invalid_argument when it is empty.
 timing_stats summarize_samples(std::span<const double> times_ms);
 
-/// The stopping rule's parameters (arb_timing_config's fields of the same names).
+/// The stopping rule's parameters (arb_timing_config's fields of the same names). No defaults of
+/// its own: a campaign's come from timing_options (timing_options.hpp, arb_timing_defaults).
 struct stop_rule {
-  int64_t min_samples = 10;
-  int64_t max_samples = 1000;
-  double min_time_s = 0.2;
-  double max_time_s = 2.0;
-  double target_rel_noise = 0.01;
+  int64_t min_samples = 0;
+  int64_t max_samples = 0;
+  double min_time_s = 0;
+  double max_time_s = 0;
+  double target_rel_noise = 0;
   /// Warm-up by time, after the warm-up calls: more warm-up calls, each prepared like a sample
   /// (flush, synchronise, rest), until this much wall time has passed since the first. A GPU under
   /// a heavy kernel moves from its boost clock toward the power cap within the first ~0.1 s of

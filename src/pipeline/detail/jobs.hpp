@@ -21,11 +21,11 @@ struct job_context {
   std::vector<catalog::shape> shapes; ///< the problem's shapes for this device
 };
 
-/// How the timing loop paces its calls on a device: the warm-up by time and the rest after each
-/// paced call on cuda, neither on cpu (docs/measurement.md, "Sampling"). Every job that times on
-/// the device gets it, so that the reference, the candidates and the calibration's peaks are
-/// measured in the same state of the GPU.
-nlohmann::json paced_timing(const timing_options& t, const std::string& device);
+/// The job file's "timing" object for a device (runtime::for_device): the warm-up by time and the
+/// rest after each paced call on cuda, neither on cpu (docs/measurement.md, "Sampling"). Every job
+/// that times on the device gets it, so that the reference, the candidates and the calibration's
+/// peaks are measured in the same state of the GPU.
+nlohmann::json job_timing(const timing_options& options, const std::string& device);
 
 nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem,
                              const std::vector<std::uint64_t>& seeds, const std::filesystem::path& ref_dir);

@@ -139,6 +139,10 @@ TEST_F(calibrate_fixture, peaks_are_stored_in_the_hardware_json_and_the_fingerpr
   const timing_options eval_timing;
   EXPECT_DOUBLE_EQ(runner.job["timing"]["warmup_time_s"].get<double>(), eval_timing.warmup_time_s);
   EXPECT_DOUBLE_EQ(runner.job["timing"]["rest_ratio"].get<double>(), eval_timing.cuda_rest_ratio);
+  // shorter than a campaign's loop: every key the runner reads is in the job, none defaulted there
+  EXPECT_LT(runner.job["timing"]["min_time_s"].get<double>(), eval_timing.cuda_min_time_s);
+  EXPECT_LT(runner.job["timing"]["max_time_s"].get<double>(), eval_timing.max_time_s);
+  EXPECT_TRUE(runner.job["timing"].contains("target_rel_noise"));
   EXPECT_TRUE(has_peaks(*db, hw_id));
 
   const auto list = db->hardware_list();
@@ -160,7 +164,8 @@ TEST_F(calibrate_fixture, a_failed_calibration_stores_nothing) {
   scripted_runner runner(R"({"event": "start"})" "\n");
   const auto run = calibrate_hardware(*db, hw_id, "cpu", "/usr/bin/python3", m_root / "calibration", 60, runner);
   EXPECT_NE(run.error.find("log: "), std::string::npos) << run.error;
-  EXPECT_EQ(runner.job["timing"], (nlohmann::json{{"warmup_time_s", 0.0}, {"rest_ratio", 0.0}})); // the host is not paced
+  EXPECT_EQ(runner.job["timing"]["warmup_time_s"], 0.0); // the host is not paced
+  EXPECT_EQ(runner.job["timing"]["rest_ratio"], 0.0);
   EXPECT_FALSE(has_peaks(*db, hw_id));
   EXPECT_EQ(db->hardware_list()[0].record.json, "{}");
 }

@@ -11,6 +11,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace arbiter;
@@ -63,6 +67,30 @@ TEST(jobs, cuda_warms_up_by_time_samples_longer_and_rests_and_cpu_keeps_the_shor
   EXPECT_EQ(timing("cpu")["rest_ratio"], 0.0);
   options.timing.min_time_s = 0.8; // a longer minimum asked for is kept on cuda too
   EXPECT_EQ(timing("cuda")["min_time_s"], 0.8);
+}
+
+// The runner applies the job's timing keys over the runtime's defaults and refuses any other
+// (python/arbiter_runner/timing.py): the two sides' key lists must be one list.
+TEST(jobs, the_timing_keys_written_are_the_runners_list) {
+  std::ifstream file(fs::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "runtime.py");
+  std::stringstream text;
+  text << file.rdbuf();
+  std::smatch tuple;
+  const std::string source = text.str();
+  ASSERT_TRUE(std::regex_search(source, tuple, std::regex(R"(TIMING_KEYS = \(([^)]*)\))")));
+  std::set<std::string> runner;
+  const std::string listed = tuple[1].str();
+  const std::regex quoted("\"([a-z0-9_]+)\"");
+  for (auto it = std::sregex_iterator(listed.begin(), listed.end(), quoted); it != std::sregex_iterator(); ++it)
+    runner.insert((*it)[1].str());
+  eval_options options;
+  const runner_paths paths;
+  for (const char* device : {"cpu", "cuda"}) {
+    const nlohmann::json job = detail::candidate_job({options, paths, device, {}}, "/s", "/r", "/e");
+    std::set<std::string> written;
+    for (const auto& [key, value] : job.at("timing").items()) written.insert(key);
+    EXPECT_EQ(written, runner) << device;
+  }
 }
 
 TEST(jobs, cpu_runners_get_one_thread_poisoned_allocations_and_a_heap_that_stays) {

@@ -1,5 +1,6 @@
 // arb_time and arb_device_synchronize through the C ABI, on the real host clock.
 #include "arbiter/runtime/arbiter_runtime.h"
+#include "arbiter/runtime/timing_options.hpp"
 #include "test_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -167,6 +168,39 @@ TEST(arb_time, invalid_config_is_an_argument_error) {
   EXPECT_EQ(arb_time(&config, counting_call, &state, nullptr, nullptr), ARB_E_ARG);
   EXPECT_EQ(arb_time(nullptr, counting_call, &state, nullptr, nullptr), ARB_E_ARG);
   EXPECT_TRUE(state.calls.empty());
+}
+
+// The one set of defaults: what the C ABI hands out per device is timing_options' own.
+TEST(arb_timing_defaults, each_device_gets_the_campaign_defaults_and_cuda_its_paced_longer_loop) {
+  for (const int32_t device : {ARB_DEVICE_CPU, ARB_DEVICE_CUDA}) {
+    arb_timing_config config{};
+    ASSERT_EQ(arb_timing_defaults(device, &config), ARB_OK);
+    const auto expected = arbiter::runtime::for_device(arbiter::runtime::timing_options{}, device == ARB_DEVICE_CUDA);
+    EXPECT_EQ(config.device, device);
+    EXPECT_EQ(config.warmup_calls, expected.warmup_calls);
+    EXPECT_EQ(config.min_samples, expected.rule.min_samples);
+    EXPECT_EQ(config.max_samples, expected.rule.max_samples);
+    EXPECT_DOUBLE_EQ(config.min_time_s, expected.rule.min_time_s);
+    EXPECT_DOUBLE_EQ(config.max_time_s, expected.rule.max_time_s);
+    EXPECT_DOUBLE_EQ(config.target_rel_noise, expected.rule.target_rel_noise);
+    EXPECT_DOUBLE_EQ(config.warmup_time_s, expected.rule.warmup_time_s);
+    EXPECT_DOUBLE_EQ(config.rest_ratio, expected.rule.rest_ratio);
+    EXPECT_EQ(config.probe_group, -1);
+    EXPECT_EQ(config.after_call, nullptr);
+  }
+  arb_timing_config cpu{}, cuda{};
+  arb_timing_defaults(ARB_DEVICE_CPU, &cpu);
+  arb_timing_defaults(ARB_DEVICE_CUDA, &cuda);
+  EXPECT_DOUBLE_EQ(cpu.warmup_time_s, 0.0); // the host is not paced
+  EXPECT_DOUBLE_EQ(cpu.rest_ratio, 0.0);
+  EXPECT_GT(cuda.warmup_time_s, 0.0);
+  EXPECT_GT(cuda.rest_ratio, 0.0);
+  EXPECT_GT(cuda.min_time_s, cpu.min_time_s);
+  // the defaults run: a cpu loop from them alone is valid
+  counting_state state;
+  EXPECT_EQ(arb_time(&cpu, counting_call, &state, nullptr, nullptr), ARB_OK);
+  EXPECT_EQ(arb_timing_defaults(7, &cpu), ARB_E_ARG);
+  EXPECT_EQ(arb_timing_defaults(ARB_DEVICE_CPU, nullptr), ARB_E_ARG);
 }
 
 // This test process never initialises CUDA, so whether or not the machine has a driver, a cuda
