@@ -13,6 +13,10 @@ import time
 import traceback
 
 CHANNEL_ENV = "ARBITER_EVENTS_FD"
+# Every event the runner writes; emit refuses any other name. The orchestrator reads the same list
+# (include/arbiter/common/event_names.hpp; tests/unit/common/frames_test.cpp holds the two together).
+EVENTS = ("start", "gate", "loaded", "weights", "case", "census", "integrity", "timing", "timed", "outside_ready",
+          "outside_done", "calibration", "shape_check", "error", "done")
 # Held before any solution is imported: replacing json.dumps later does not reach the channel.
 _dumps = json.dumps
 
@@ -68,7 +72,10 @@ class EventLog:
         self._write = os.write  # held: a later os.write swapped by solution code does not carry our frames
 
     def emit(self, event, **fields):
-        """Writes one event; "t" is the seconds since the log was opened (where a run spends its time)."""
+        """Writes one event; "t" is the seconds since the log was opened (where a run spends its time).
+        A name outside EVENTS is the runner's own bug, raised before anything is written."""
+        if event not in EVENTS:
+            raise ValueError(f"event {event!r} is not one of the protocol's events ({', '.join(EVENTS)})")
         record = {"event": event, "t": round(time.monotonic() - self._start, 3), **fields}
         data = encode_frame(self._seq, record)
         self._seq += 1

@@ -2,6 +2,7 @@
 // hardware record (docs/measurement.md, "Calibration").
 #include "arbiter/pipeline/calibrate.hpp"
 
+#include "arbiter/common/event_names.hpp"
 #include "arbiter/common/frames.hpp"
 #include "arbiter/common/log.hpp"
 #include "detail/runs.hpp"
@@ -46,9 +47,9 @@ calibration_events parse_events(std::istream& events) {
   calibration_events out;
   for (const auto& event : read_frames(events).events) { // a frame cut short by a kill is left out
     const std::string kind = event.value("event", "");
-    if (kind == "done") out.done = true;
-    if (kind == "error") out.error = event;
-    if (kind != "calibration") continue;
+    if (kind == event_name::done) out.done = true;
+    if (kind == event_name::error) out.error = event;
+    if (kind != event_name::calibration) continue;
     nlohmann::json m = event;
     m.erase("event");
     const std::string name = m.value("kind", "") == "copy" ? "copy" : m.value("dtype", "?");

@@ -1,5 +1,6 @@
 #include "detail/events.hpp"
 
+#include "arbiter/common/event_names.hpp"
 #include "arbiter/common/json_field.hpp"
 
 #include <cstdint>
@@ -10,28 +11,29 @@ namespace arbiter::pipeline::detail {
 namespace {
 
 void apply(runner_events& events, const nlohmann::json& record) {
+  namespace name_of = event_name;
   const std::string name = string_or(record, "event"); // a frame's object, whatever it holds
   if (events.done) ++events.after_done;
   events.last_event = name;
-  if (name == "start") {
+  if (name == name_of::start) {
     events.started = true;
     events.start = record;
-  } else if (name == "done") {
+  } else if (name == name_of::done) {
     events.done = true;
     ++events.done_count;
-  } else if (name == "error") {
+  } else if (name == name_of::error) {
     events.error = record;
-  } else if (name == "weights") {
+  } else if (name == name_of::weights) {
     events.weights.push_back(record);
-  } else if (name == "case") {
+  } else if (name == name_of::case_) {
     events.cases.push_back(record);
-  } else if (name == "census") {
+  } else if (name == name_of::census) {
     events.census.push_back(record);
-  } else if (name == "integrity") {
+  } else if (name == name_of::integrity) {
     events.integrity.push_back(record);
-  } else if (name == "timing") {
+  } else if (name == name_of::timing) {
     events.timings.push_back(record);
-  } else if (name == "timed") {
+  } else if (name == name_of::timed) {
     events.timed.push_back(record);
   }
 }

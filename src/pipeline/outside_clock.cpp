@@ -3,6 +3,7 @@
 #include "detail/outside_outputs.hpp"
 
 #include "arbiter/common/error.hpp"
+#include "arbiter/common/event_names.hpp"
 #include "arbiter/common/json_field.hpp"
 #include "arbiter/common/log.hpp"
 
@@ -149,8 +150,8 @@ void outside_clock::state::on_line(std::string_view line) {
   const auto shape_idx = event["shape_idx"].get<std::size_t>();
   const std::string label = string_or(event, "label"); // the candidate's bytes: by type, never thrown from this thread
   const std::string name = string_or(event, "event");
-  if (name == "outside_ready") on_ready(shape_idx, label);
-  if (name != "outside_done") return;
+  if (name == event_name::outside_ready) on_ready(shape_idx, label);
+  if (name != event_name::outside_done) return;
   on_done(event, shape_idx, label);
   release("shape " + std::to_string(shape_idx) + " " + label); // whatever the answer was: the runner waits for it
 }

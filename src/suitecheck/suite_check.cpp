@@ -4,6 +4,7 @@
 #include "arbiter/catalog/toml_reader.hpp"
 #include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
+#include "arbiter/common/event_names.hpp"
 #include "arbiter/common/frames.hpp"
 #include "arbiter/doctor/doctor.hpp"
 #include "arbiter/pipeline/options.hpp"
@@ -83,10 +84,10 @@ problem_result read_events(const catalog::problem& problem, const std::string& d
   const frame_stream frames = read_frames(events); // a frame cut short by a kill is left out
   for (const auto& event : frames.events) {
     const std::string kind = event.value("event", "");
-    if (kind == "error") {
+    if (kind == event_name::error) {
       error = "the reference failed in phase " + event.value("phase", "?") + ": " + event.value("type", "") + ": " +
               event.value("message", "");
-    } else if (kind == "shape_check") {
+    } else if (kind == event_name::shape_check) {
       const auto idx = event.value("shape_idx", std::size_t{0});
       shape_result s;
       s.name = event.value("name", std::to_string(idx));

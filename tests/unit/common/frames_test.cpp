@@ -1,4 +1,6 @@
+#include "arbiter/common/event_names.hpp"
 #include "arbiter/common/frames.hpp"
+#include "../python_list.hpp"
 
 #include <gtest/gtest.h>
 
@@ -76,4 +78,16 @@ TEST(frames, json_lines_become_frames_and_a_cut_line_a_torn_one) {
 TEST(frames, read_from_a_stream) {
   std::istringstream in(two_frames());
   EXPECT_EQ(arbiter::read_frames(in).events.size(), 2u);
+}
+
+// The orchestrator's event names and the runner's (python/arbiter_runner/events.py, EVENTS) are one
+// list: an event renamed on one side would go unread on the other.
+TEST(event_names, the_orchestrators_list_is_the_runners) {
+  const auto runner =
+      python_tuple(std::filesystem::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "events.py", "EVENTS");
+  ASSERT_FALSE(runner.empty());
+  std::set<std::string> ours;
+  for (const auto name : arbiter::event_name::all) ours.insert(std::string(name));
+  EXPECT_EQ(ours, runner);
+  EXPECT_EQ(ours.size(), arbiter::event_name::all.size()); // no name twice
 }

@@ -4,6 +4,7 @@
 #include "detail/probe_setup.hpp"
 #include "detail/runs.hpp"
 #include "detail/sandbox_view.hpp"
+#include "../python_list.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,10 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <regex>
 #include <set>
-#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace arbiter;
@@ -72,17 +70,8 @@ TEST(jobs, cuda_warms_up_by_time_samples_longer_and_rests_and_cpu_keeps_the_shor
 // The runner applies the job's timing keys over the runtime's defaults and refuses any other
 // (python/arbiter_runner/timing.py): the two sides' key lists must be one list.
 TEST(jobs, the_timing_keys_written_are_the_runners_list) {
-  std::ifstream file(fs::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "runtime.py");
-  std::stringstream text;
-  text << file.rdbuf();
-  std::smatch tuple;
-  const std::string source = text.str();
-  ASSERT_TRUE(std::regex_search(source, tuple, std::regex(R"(TIMING_KEYS = \(([^)]*)\))")));
-  std::set<std::string> runner;
-  const std::string listed = tuple[1].str();
-  const std::regex quoted("\"([a-z0-9_]+)\"");
-  for (auto it = std::sregex_iterator(listed.begin(), listed.end(), quoted); it != std::sregex_iterator(); ++it)
-    runner.insert((*it)[1].str());
+  const auto runner = python_tuple(fs::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "runtime.py", "TIMING_KEYS");
+  ASSERT_FALSE(runner.empty());
   eval_options options;
   const runner_paths paths;
   for (const char* device : {"cpu", "cuda"}) {
