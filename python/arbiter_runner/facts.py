@@ -17,7 +17,7 @@ from . import library_layers, source_facts
 KINDS = ("import", "monkeypatch", "thread", "process", "install", "network", "stream", "stream_join", "graph",
          "library", "call", "ctypes", "native_load", "dynamic_code", "file_read", "file_write", "file_list",
          "env", "env_dump", "proc", "introspection", "frame", "exit", "seed", "timer_symbol", "harness",
-         "l2_persist", "precision", "ptx", "exec_memory", "native_reach", "computed_op")
+         "l2_persist", "precision", "backend_setting", "ptx", "exec_memory", "native_reach", "computed_op")
 
 # Prefixes of resolved dotted call names → kind. The first match wins; order matters.
 CALL_KINDS = [
@@ -87,7 +87,15 @@ _PRIVATE_LIBRARY = ("_scaled_mm", "_scaled_grouped_mm", "_grouped_mm", "_int_mm"
 LIBRARY_FUNCS |= set(_PRIVATE_LIBRARY) | {name.lstrip("_") for name in _PRIVATE_LIBRARY}
 LIBRARY_MODULES = {"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
                    "ConvTranspose3d", "MultiheadAttention", "LSTM", "GRU", "RNN", "Transformer"}
-PRECISION_NAMES = {"half", "bfloat16", "float16", "autocast", "float8_e4m3fn", "float8_e5m2"}
+PRECISION_NAMES = {"half", "bfloat16", "float16", "autocast", "float8_e4m3fn", "float8_e5m2", "set_float32_matmul_precision"}
+# torch's backend switches: setting one is configuration, not a patch of a foreign module. The
+# reduced-precision ones are `precision` (S4); the others (cuDNN's autotuning and determinism) are
+# `backend_setting` (shown, never deciding). Any other store into torch.backends stays a monkeypatch.
+PRECISION_SETTINGS = {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32",
+                      "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+                      "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction"}
+BACKEND_SETTINGS = {"torch.backends.cudnn.benchmark", "torch.backends.cudnn.deterministic", "torch.backends.cudnn.enabled",
+                    "torch.backends.cudnn.benchmark_limit", "torch.backends.mkldnn.enabled"}
 HARNESS_STRINGS = ("arbiter_runner", "events.jsonl", "events_file", "output_dir", "exchange_dir", "timing_dir", ".arbb",
                    "expected/", "/expected", "exchange/", "/exchange")
 # Methods that list a folder (pathlib.Path's, whatever the receiver is named).
@@ -427,7 +435,11 @@ class _Visitor(ast.NodeVisitor):
         base = self._name(target.value) or ""
         if base.split(".")[0] in ("self", "cls", "?") or base in self.local_names():
             return
-        self._add("monkeypatch", f"{base}.{target.attr}", node)
+        stored = f"{base}.{target.attr}"
+        if stored in PRECISION_SETTINGS or stored in BACKEND_SETTINGS:
+            self._add("precision" if stored in PRECISION_SETTINGS else "backend_setting", stored, node)
+            return
+        self._add("monkeypatch", stored, node)
 
     def _namespace_store(self, target, node):
         """A store into another namespace's dict: __builtins__[k], vars(mod)[k], mod.__dict__[k]."""

@@ -24,7 +24,7 @@ struct kind_rule {
   std::string_view says;
 };
 
-constexpr std::array<kind_rule, 21> k_kind_rules{{
+constexpr std::array<kind_rule, 22> k_kind_rules{{
     // A thread is no cheat by itself: a pool joined before forward returns is legal. Work that
     // outlives the call is judged outside the process (the CPU account, the quiet window, the probe).
     {"thread", "T2", severity::info, "starts work on another thread"},
@@ -52,6 +52,8 @@ constexpr std::array<kind_rule, 21> k_kind_rules{{
     {"file_list", "H4", severity::reject, "lists folders outside its own"},
     {"file_read", "H4", severity::reject, "reads files outside its own folder"},
     {"precision", "S4", severity::info, "computes in a lower precision"},
+    // cuDNN's autotuning or determinism switch: configuration a reviewer may ask about, not a timer patch.
+    {"backend_setting", "T4", severity::info, "sets a backend switch (not a patch)"},
     {"ptx", "H7", severity::info, "contains inline PTX"},
 }};
 

@@ -9,6 +9,12 @@ from arbiter_runner import facts
 
 # (kind, a one-file solution that must show it)
 SEEN = [
+    # torch's backend switches: configuration, not patches (any other store into torch.backends is one)
+    ("backend_setting", "import torch\ntorch.backends.cudnn.benchmark = True\n"),
+    ("precision", "import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n"),
+    ("precision", "from torch.backends import cudnn\ncudnn.allow_tf32 = True\n"),
+    ("precision", "import torch\ntorch.set_float32_matmul_precision('high')\n"),
+    ("monkeypatch", "import torch\ntorch.backends.cudnn.is_available = lambda: False\n"),
     # setattr by another road
     ("monkeypatch", "import time\nobject.__setattr__(time, 'perf_counter', lambda: 0.0)\n"),
     ("monkeypatch", "import torch\ntype.__setattr__(torch.Tensor, 'clone', lambda self: self)\n"),
@@ -110,6 +116,7 @@ SEEN = [
 
 # (kinds, a one-file solution that must show none of them)
 UNSEEN = [
+    (("monkeypatch",), "import torch\ntorch.backends.cudnn.benchmark = True\ntorch.backends.cudnn.allow_tf32 = False\n"),
     (("monkeypatch",), """
      import torch
      TABLE = {}

@@ -119,6 +119,11 @@ TEST(static_rules, kinds_map_to_patterns) {
   EXPECT_TRUE(static_findings(facts_of({{"seed", "torch.manual_seed"}}, "__init__"), r).empty());
   EXPECT_TRUE(has(static_findings(facts_of({{"exit", "os._exit"}}), r), "H2", severity::reject));
   EXPECT_TRUE(has(static_findings(nlohmann::json::array(), r), "H3", severity::flag)); // no facts: fail closed
+  // A backend switch (cuDNN's autotuning) is shown, never deciding; a reduced-precision one is S4.
+  const auto autotune = static_findings(facts_of({{"backend_setting", "torch.backends.cudnn.benchmark"}}), r);
+  EXPECT_TRUE(has(autotune, "T4", severity::info));
+  EXPECT_FALSE(has(autotune, "T4", severity::reject));
+  EXPECT_TRUE(has(static_findings(facts_of({{"precision", "torch.backends.cuda.matmul.allow_tf32"}}), r), "S4", severity::info));
 }
 
 TEST(static_rules, executable_memory_and_reaching_the_harness_are_rejected) {
