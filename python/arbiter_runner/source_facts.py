@@ -4,19 +4,23 @@ import re
 
 # (kind, pattern) over source text; each match becomes one fact naming what matched.
 SOURCE_PATTERNS = [
-    ("stream", r"\b(cudaStreamCreate\w*|cuStreamCreate\w*|getStreamFromPool|getStreamFromExternal)\b"),
+    ("stream", r"\b(cudaStreamCreate\w*|cuStreamCreate\w*|hipStreamCreate\w*|getStreamFromPool|getStreamFromExternal)\b"),
     ("stream_join", r"\b(cudaStreamSynchronize|cudaDeviceSynchronize|cudaStreamWaitEvent|cudaEventSynchronize|"
-                    r"cuStreamSynchronize|cuStreamWaitEvent|cuCtxSynchronize)\b"),
-    ("graph", r"\b(cudaGraph\w+|cudaStreamBeginCapture\w*|cuGraph\w+|cuStreamBeginCapture\w*)\b"),
+                    r"cuStreamSynchronize|cuStreamWaitEvent|cuCtxSynchronize|"
+                    r"hipStreamSynchronize|hipDeviceSynchronize|hipStreamWaitEvent|hipEventSynchronize)\b"),
+    ("graph", r"\b(cudaGraph\w+|cudaStreamBeginCapture\w*|cuGraph\w+|cuStreamBeginCapture\w*|hipGraph\w+|"
+              r"hipStreamBeginCapture\w*)\b"),
     ("library", r"\b(cublas\w+|cublasLt\w+|cudnn\w+|cutlass::\w+|cute::gemm|at::(?:matmul|mm|bmm|addmm|linear|conv\w*)|"
-                r"torch::(?:matmul|mm|bmm|addmm|linear|conv\w*))\b"),
+                r"torch::(?:matmul|mm|bmm|addmm|linear|conv\w*)|"
+                # ROCm's vendor libraries: rocBLAS, hipBLAS/hipBLASLt, MIOpen, composable_kernel, the sparse ones
+                r"rocblas_\w+|hipblas\w+|miopen\w+|ck::\w+|rocsparse_\w+|hipsparse\w+)\b"),
     ("ptx", r"\basm\s*(?:volatile\s*)?\("),
-    ("native_load", r"\b(cuModuleLoad\w*|cuLibraryLoad\w*|cudaLibraryLoad\w*|dlopen|cuLinkAddData\w*)\b"),
+    ("native_load", r"\b(cuModuleLoad\w*|cuLibraryLoad\w*|cudaLibraryLoad\w*|hipModuleLoad\w*|dlopen|cuLinkAddData\w*)\b"),
     ("l2_persist", r"\b(accessPolicyWindow|cudaLimitPersistingL2CacheSize|cudaAccessPropertyPersisting|"
                    r"hitProp|cudaStreamAttributeAccessPolicyWindow|cudaCtxResetPersistingL2Cache)\b"),
     ("thread", r"\b(std::thread|pthread_create|std::async)\b"),
-    ("timer_symbol", r"\b(cudaEventElapsedTime|cuEventElapsedTime|cudaEventRecord|cuEventRecord|clock_gettime|"
-                     r"gettimeofday|arb_time)\b"),
+    ("timer_symbol", r"\b(cudaEventElapsedTime|cuEventElapsedTime|cudaEventRecord|cuEventRecord|hipEventElapsedTime|"
+                     r"hipEventRecord|clock_gettime|gettimeofday|arb_time)\b"),
     ("precision", r"\b(__half2?|__nv_bfloat16\w*|__float2half\w*|__float2bfloat16\w*|wmma::|mma\.sync)\b"),
     ("exec_memory", r"\b(mprotect|pkey_mprotect|PROT_EXEC)\b"),
     # Reaching into the process's loader, the driver's entry points, CUPTI or the environment from
@@ -43,9 +47,20 @@ def _line_of(text, offset):
     return text.count("\n", 0, offset) + 1
 
 
+# HIP sources: the runtime's header, its launch macro or any hip* runtime call.
+_HIP = re.compile(r"hip/hip_runtime|\bhipLaunchKernelGGL\b|\bhip[A-Z]\w*\s*\(|__HIP_PLATFORM")
+
+
+def language_of(text):
+    """hip, cuda (a __global__ kernel or a <<<>>> launch) or cpp."""
+    if _HIP.search(text):
+        return "hip"
+    return "cuda" if "__global__" in text or "<<<" in text else "cpp"
+
+
 def scan(collector, text, where, function):
     """Adds facts for CUDA/C++ source text found at `where`; notes the language it is written in."""
-    collector.languages.add("cuda" if "__global__" in text or "<<<" in text else "cpp")
+    collector.languages.add(language_of(text))
     for kind, pattern in _SOURCE:
         for match in pattern.finditer(text):
             collector.add(kind, match.group(0).strip(), f"{where} (source line {_line_of(text, match.start())})", function)

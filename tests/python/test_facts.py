@@ -194,3 +194,37 @@ def test_an_op_looked_up_by_a_literal_name_reads_as_that_call(tmp_path):
                                         "alt = getattr(torch.ops.aten, '_softmax')(x, -1, False)\n")
     calls = {f["what"] for f in facts.extract(str(tmp_path))["facts"] if f["kind"] == "call"}
     assert {"torch.softmax", "torch.ops.aten._softmax"} <= calls
+
+
+HIP_SOURCE = '''
+import torch
+from torch.utils.cpp_extension import load_inline
+SRC = r"""
+#include <hip/hip_runtime.h>
+#include <rocblas/rocblas.h>
+torch::Tensor mm(torch::Tensor a, torch::Tensor b) {
+  hipStream_t side; hipStreamCreate(&side);
+  rocblas_sgemm(handle, rocblas_operation_none, rocblas_operation_none, m, n, k, &one, pa, m, pb, k, &zero, pc, m);
+  hipblasLtMatmul(lt, desc, &one, pa, la, pb, lb, &zero, pc, lc, pc, lc, nullptr, nullptr, 0, side);
+  miopenConvolutionForward(h, &one, xd, px, wd, pw, cd, algo, &zero, yd, py, ws, wsz);
+  hipEventRecord(start, side);
+  return c;
+}
+"""
+ext = load_inline("k", cpp_sources=SRC, functions=["mm"])
+'''
+
+
+def test_hip_sources_read_as_hip_with_rocm_libraries_and_streams(tmp_path):
+    (tmp_path / "kernel.py").write_text(HIP_SOURCE)
+    result = facts.extract(str(tmp_path))
+    assert "hip" in result["languages"] and "cuda" not in result["languages"]
+    found = {(f["kind"], f["what"]) for f in result["facts"]}
+    for library in ("rocblas_sgemm", "hipblasLtMatmul", "miopenConvolutionForward"):
+        assert ("library", library) in found
+    assert ("stream", "hipStreamCreate") in found and ("timer_symbol", "hipEventRecord") in found
+
+
+def test_a_cuda_kernel_is_not_hip(tmp_path):
+    (tmp_path / "kernel.py").write_text('SRC = r"""__global__ void k(float* x) { x[0] = 1.f; }"""\n')
+    assert facts.extract(str(tmp_path))["languages"] == ["cuda"]
