@@ -11,7 +11,12 @@ before any output's memory is freed.
 The input sets come from the secret seed stream and exist nowhere the candidate can read before
 the go, so no table built ahead serves them; the outputs are verified; the clock is the
 orchestrator's. The reference runs the same batch on its own model, and three times with no call
-at all (its expected outputs declared), which measures what the batch costs besides the calls."""
+at all (its expected outputs declared), which measures what the batch costs besides the calls.
+
+Python's cyclic collector is run before each batch and kept off until the release: a collection
+that a call's allocations set off would otherwise land in the orchestrator's quiet window after
+the answer, and the runner's own honest work would read as work that outlives the calls (T2)."""
+import gc
 import os
 
 from . import problem, tensors
@@ -74,6 +79,17 @@ def _batch_heap(set_bytes):
 def run_batch(job, runtime, events, clock, shape_idx, label, call, set_bytes):
     """One batch through the orchestrator's clock; call(set_idx, inputs) returns the outputs;
     set_bytes: one input set's size (what the sets handed over will weigh)."""
+    collecting = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        return _run_batch(job, runtime, events, clock, shape_idx, label, call, set_bytes)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_batch(job, runtime, events, clock, shape_idx, label, call, set_bytes):
     device = job["device"]
     tensors.reserve_heap(device, _batch_heap(set_bytes))
     clock.wait(events, shape_idx, label)
