@@ -4,34 +4,12 @@
 
 namespace arbiter::runtime {
 
-uint64_t dtype_size(int32_t dtype) noexcept {
-  switch (dtype) {
-  case ARB_F64:
-  case ARB_I64:
-    return 8;
-  case ARB_F32:
-  case ARB_I32:
-    return 4;
-  case ARB_F16:
-  case ARB_BF16:
-  case ARB_I16:
-    return 2;
-  case ARB_I8:
-  case ARB_U8:
-  case ARB_BOOL:
-  case ARB_F8E4M3:
-  case ARB_F8E5M2:
-    return 1;
-  default:
-    return 0;
-  }
-}
+uint64_t dtype_size(int32_t dtype) noexcept { return arb_dtype_size(dtype); }
 
 namespace {
 
 std::string validate_tensor(const value_info& info) {
-  if (info.ndim < 0 || info.ndim > k_max_ndim)
-    return "ndim " + std::to_string(info.ndim) + " outside [0, 8]";
+  if (info.ndim < 0 || info.ndim > k_max_ndim) return "ndim " + std::to_string(info.ndim) + " outside [0, 8]";
   uint64_t bytes = dtype_size(info.dtype);
   for (int32_t dim_idx = 0; dim_idx < info.ndim; ++dim_idx) {
     if (info.shape[dim_idx] < 0) return "negative extent in dimension " + std::to_string(dim_idx);
@@ -39,8 +17,7 @@ std::string validate_tensor(const value_info& info) {
     if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(info.shape[dim_idx]), &bytes))
       return "shape overflows 64-bit byte count";
   }
-  if (bytes != info.nbytes)
-    return "nbytes " + std::to_string(info.nbytes) + " != numel x element size " + std::to_string(bytes);
+  if (bytes != info.nbytes) return "nbytes " + std::to_string(info.nbytes) + " != numel x element size " + std::to_string(bytes);
   return "";
 }
 

@@ -23,7 +23,10 @@ json shapes_json(const std::vector<store::measurement_record>& ms, const json& s
     auto [it, added] = index.emplace(m.shape, shapes.size());
     if (added) {
       const auto w = detail::work_of(spec, m.shape);
-      shapes.push_back({{"shape", m.shape}, {"candidate", nullptr}, {"baseline", nullptr}, {"baseline_name", ""},
+      shapes.push_back({{"shape", m.shape},
+                        {"candidate", nullptr},
+                        {"baseline", nullptr},
+                        {"baseline_name", ""},
                         {"speedup", nullptr},
                         {"work", w ? json{{"flops", w->flops}, {"bytes", w->bytes}} : json(nullptr)}});
     }
@@ -36,26 +39,33 @@ json shapes_json(const std::vector<store::measurement_record>& ms, const json& s
 
 json solution_json(const store::evaluation_detail& evaluation, const json& spec) {
   const store::evaluation_row& e = evaluation.row;
-  return {{"evaluation", e.id}, {"model", e.model}, {"org", e.org}, {"sample", e.sample}, {"status", e.status},
-          {"verdict", e.v ? json(to_string(*e.v)) : json(nullptr)}, {"reason", e.reason},
-          {"speedup", optional_number(e.speedup)}, {"wall_s", e.wall_s},
-          {"solution_path", e.solution_path}, {"shapes", shapes_json(evaluation.measurements, spec)},
-          {"findings", store::findings_json(evaluation.findings)}, {"source", detail::read_solution_source(e.solution_path)}};
+  json out = store::row_json(e);
+  out["evaluation"] = e.id;
+  out["shapes"] = shapes_json(evaluation.measurements, spec);
+  out["findings"] = store::findings_json(evaluation.findings);
+  out["source"] = detail::read_solution_source(e.solution_path);
+  return out;
 }
 
 json problem_json(const store::problem_view& p, const json& spec) {
   json shapes = json::array();
   if (spec.contains("shapes") && spec["shapes"].is_array())
     for (const auto& s : spec["shapes"]) shapes.push_back(s);
-  return {{"key", p.record.key}, {"title", p.record.title}, {"level", p.record.level},
-          {"tags", spec.value("tags", json::array())}, {"dtype", spec.value("dtype", "float32")},
-          {"shapes", shapes}, {"roofline", spec.value("roofline", json(nullptr))}, {"hash", p.record.hash}};
+  return {{"key", p.record.key},
+          {"title", p.record.title},
+          {"level", p.record.level},
+          {"tags", spec.value("tags", json::array())},
+          {"dtype", spec.value("dtype", "float32")},
+          {"shapes", shapes},
+          {"roofline", spec.value("roofline", json(nullptr))},
+          {"hash", p.record.hash}};
 }
 
 json environment_of(store::store& db, const store::campaign_record& c) {
   const auto hw = detail::hardware_of(db, c);
   if (!hw) return nullptr;
-  return {{"hardware", detail::hardware_name(hw->record)}, {"fingerprint", hw->record.fingerprint},
+  return {{"hardware", detail::hardware_name(hw->record)},
+          {"fingerprint", hw->record.fingerprint},
           {"doctor", detail::parse_object(hw->record.json)}};
 }
 

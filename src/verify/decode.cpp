@@ -9,7 +9,8 @@ namespace arbiter::verify::detail {
 
 namespace {
 
-template <typename T> T load(const unsigned char* p) {
+template <typename T>
+T load(const unsigned char* p) {
   T value;
   std::memcpy(&value, p, sizeof(T));
   return value;
@@ -35,10 +36,14 @@ double minifloat(std::uint32_t bits, int exp_bits, int man_bits, bool has_inf) {
 
 double minifloat_element(int dtype, const unsigned char* p) {
   switch (dtype) {
-  case ARB_F16: return minifloat(load<std::uint16_t>(p), 5, 10, true);
-  case ARB_F8E4M3: return minifloat(*p, 4, 3, false);
-  case ARB_F8E5M2: return minifloat(*p, 5, 2, true);
-  default: return std::numeric_limits<double>::quiet_NaN();
+  case ARB_F16:
+    return minifloat(load<std::uint16_t>(p), 5, 10, true);
+  case ARB_F8E4M3:
+    return minifloat(*p, 4, 3, false);
+  case ARB_F8E5M2:
+    return minifloat(*p, 5, 2, true);
+  default:
+    return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
@@ -46,14 +51,6 @@ double element(int dtype, const unsigned char* p) {
   return with_decoder(dtype, [p](const auto& decode) { return decode(p); });
 }
 
-std::size_t element_size(int dtype) {
-  switch (dtype) {
-  case ARB_F64: case ARB_I64: return 8;
-  case ARB_F32: case ARB_I32: return 4;
-  case ARB_F16: case ARB_BF16: case ARB_I16: return 2;
-  case ARB_I8: case ARB_U8: case ARB_BOOL: case ARB_F8E4M3: case ARB_F8E5M2: return 1;
-  default: return 0;
-  }
-}
+std::size_t element_size(int dtype) { return static_cast<std::size_t>(arb_dtype_size(dtype)); }
 
 } // namespace arbiter::verify::detail

@@ -26,9 +26,44 @@ extern "C" {
 enum arb_value_kind { ARB_KIND_TENSOR = 0, ARB_KIND_INT = 1, ARB_KIND_FLOAT = 2, ARB_KIND_BOOL = 3, ARB_KIND_NONE = 4 };
 
 enum arb_dtype {
-  ARB_F32 = 0, ARB_F64 = 1, ARB_F16 = 2, ARB_BF16 = 3, ARB_I8 = 4, ARB_U8 = 5, ARB_I16 = 6,
-  ARB_I32 = 7, ARB_I64 = 8, ARB_BOOL = 9, ARB_F8E4M3 = 10, ARB_F8E5M2 = 11
+  ARB_F32 = 0,
+  ARB_F64 = 1,
+  ARB_F16 = 2,
+  ARB_BF16 = 3,
+  ARB_I8 = 4,
+  ARB_U8 = 5,
+  ARB_I16 = 6,
+  ARB_I32 = 7,
+  ARB_I64 = 8,
+  ARB_BOOL = 9,
+  ARB_F8E4M3 = 10,
+  ARB_F8E5M2 = 11
 };
+
+/* Bytes per element of an arb_dtype; 0 for a code that is none. Inline: the bundle format's one
+ * table, for the runtime and for every reader of bundles outside it. */
+static inline uint64_t arb_dtype_size(int32_t dtype) {
+  switch (dtype) {
+  case ARB_F64:
+  case ARB_I64:
+    return 8;
+  case ARB_F32:
+  case ARB_I32:
+    return 4;
+  case ARB_F16:
+  case ARB_BF16:
+  case ARB_I16:
+    return 2;
+  case ARB_I8:
+  case ARB_U8:
+  case ARB_BOOL:
+  case ARB_F8E4M3:
+  case ARB_F8E5M2:
+    return 1;
+  default:
+    return 0;
+  }
+}
 
 enum arb_device { ARB_DEVICE_CPU = 0, ARB_DEVICE_CUDA = 1 };
 
@@ -49,16 +84,16 @@ typedef struct arb_reader arb_reader;
 
 ARB_API int arb_writer_open(const char* path, arb_writer** out);
 /* data points to nbytes of C-contiguous host memory; shape may be NULL when ndim == 0. */
-ARB_API int arb_writer_add(arb_writer* w, int32_t kind, int32_t dtype, int32_t ndim, const int64_t* shape,
-                   const void* data, uint64_t nbytes);
+ARB_API int arb_writer_add(arb_writer* w, int32_t kind, int32_t dtype, int32_t ndim, const int64_t* shape, const void* data,
+                           uint64_t nbytes);
 /* Writes the header count and closes; frees w in every case. */
 ARB_API int arb_writer_close(arb_writer* w);
 
 ARB_API int arb_reader_open(const char* path, arb_reader** out);
 ARB_API int64_t arb_reader_count(const arb_reader* r);
 /* shape must hold ARB_MAX_NDIM entries. */
-ARB_API int arb_reader_info(const arb_reader* r, int64_t idx, int32_t* kind, int32_t* dtype, int32_t* ndim,
-                    int64_t* shape, uint64_t* nbytes);
+ARB_API int arb_reader_info(const arb_reader* r, int64_t idx, int32_t* kind, int32_t* dtype, int32_t* ndim, int64_t* shape,
+                            uint64_t* nbytes);
 /* Copies value idx's bytes into dst (dst_bytes must equal its nbytes). */
 ARB_API int arb_reader_copy(arb_reader* r, int64_t idx, void* dst, uint64_t dst_bytes);
 /* The file offset of value idx's bytes, for a caller that maps the file instead of copying. */
@@ -75,7 +110,7 @@ ARB_API uint64_t arb_hash_bytes(const void* data, uint64_t nbytes, uint64_t seed
 typedef int (*arb_call_fn)(void* user, int64_t call_idx);
 
 typedef struct {
-  int32_t device;          /* arb_device */
+  int32_t device; /* arb_device */
   int32_t warmup_calls;
   int64_t min_samples;
   int64_t max_samples;
@@ -111,8 +146,7 @@ ARB_API int arb_timing_defaults(int32_t device, arb_timing_config* out);
  * discarded and counted. On cpu the clock is the monotonic host clock. Each call is a window of
  * the CUPTI probe when the process has one. Writes the JSON of docs/protocol.md to json_path
  * (unless NULL) and fills *out (median_ms: the device time). */
-ARB_API int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,
-             arb_timing_result* out);
+ARB_API int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path, arb_timing_result* out);
 /* The JSON text of the last record arb_time made in this process (the one it wrote to json_path),
  * kept in the runtime's memory so that the runner hands over what the runtime measured, not what a
  * file holds by the time it is read back. Returns the text's length in bytes (0 before any

@@ -13,6 +13,11 @@ namespace arbiter::store {
 /// The guard's findings, each with its pattern, severity, evidence and source.
 nlohmann::ordered_json findings_json(const std::vector<finding_record>& findings);
 
+/// The fields of an evaluation's row that every listing of rows carries (the campaign export, the
+/// problem page): model, org, sample, status, verdict (null while it is not done), reason,
+/// speedup (null where none), wall_s and solution_path. Each listing adds its own beside them.
+nlohmann::json row_json(const evaluation_row& e);
+
 /// Every stored field of the evaluation: what identifies it (its campaign by name), its verdict
 /// (null while it is not done), reason, speedup, wall, solution, times, measurements, findings,
 /// static facts (null where none were kept), details (an object: {} where none or unreadable),
