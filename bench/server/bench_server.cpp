@@ -42,8 +42,9 @@ bench_options parse(int argc, char** argv) {
 }
 
 std::string problem_spec(int level) {
-  return fmt::format(R"({{"level":{},"tags":["{}","bench"],"dtype":"float32","shapes":[{{"name":"small","n":4096}},{{"name":"large","n":16777216}}],"roofline":{{"flops":"2*n","bytes":"8*n"}}}})",
-                     level, level == 1 ? "elementwise" : "fusion");
+  return fmt::format(
+      R"({{"level":{},"tags":["{}","bench"],"dtype":"float32","shapes":[{{"name":"small","n":4096}},{{"name":"large","n":16777216}}],"roofline":{{"flops":"2*n","bytes":"8*n"}}}})",
+      level, level == 1 ? "elementwise" : "fusion");
 }
 
 store::evaluation_result random_result(std::mt19937_64& rng) {
@@ -51,14 +52,21 @@ store::evaluation_result random_result(std::mt19937_64& rng) {
   std::lognormal_distribution<double> speed(0.0, 0.8);
   store::evaluation_result r;
   const double roll = unit(rng);
-  const verdict v = roll < 0.6 ? verdict::passed : roll < 0.8 ? verdict::incorrect : roll < 0.9 ? verdict::compile_error
-                    : roll < 0.97 ? verdict::runtime_error : verdict::rejected;
-  r.result = {v, v == verdict::passed ? "all cases within tolerance" : "shape large, input set 1: 12 of 16777216 elements outside atol"};
+  const verdict v = roll < 0.6 ? verdict::passed
+      : roll < 0.8             ? verdict::incorrect
+      : roll < 0.9             ? verdict::compile_error
+      : roll < 0.97            ? verdict::runtime_error
+                               : verdict::rejected;
+  r.result = {
+      v, v == verdict::passed ? "all cases within tolerance" : "shape large, input set 1: 12 of 16777216 elements outside atol"};
   r.wall_s = 1 + 10 * unit(rng);
   for (const char* shape : {"small", "large"}) {
     const double base = shape[0] == 's' ? 0.01 : 2.0, s = speed(rng);
-    r.measurements.push_back({shape, "baseline", "eager", "host", base, base * 0.95, base * 1.1, base, 0.01, 50, std::nullopt, "steady_clock", std::nullopt, 0, std::nullopt, 0});
-    if (v == verdict::passed) r.measurements.push_back({shape, "candidate", "", "host", base / s, base / s * 0.95, base / s * 1.1, base / s, 0.02, 50, s, "steady_clock", std::nullopt, 0, std::nullopt, 0});
+    r.measurements.push_back({shape, "baseline", "eager", "host", base, base * 0.95, base * 1.1, base, 0.01, 50, std::nullopt,
+                              "steady_clock", std::nullopt, 0, std::nullopt, 0});
+    if (v == verdict::passed)
+      r.measurements.push_back({shape, "candidate", "", "host", base / s, base / s * 0.95, base / s * 1.1, base / s, 0.02, 50, s,
+                                "steady_clock", std::nullopt, 0, std::nullopt, 0});
   }
   if (v == verdict::passed) r.speedup = std::sqrt(*r.measurements[1].speedup * *r.measurements[3].speedup);
   return r;
@@ -71,14 +79,17 @@ void fill(store::store& db, const bench_options& o, const fs::path& solution_dir
   const auto campaign = db.open_campaign(wanted);
   std::vector<std::int64_t> problem_ids;
   for (int p = 0; p < o.problems; ++p)
-    problem_ids.push_back(db.upsert_problem({"bench", fmt::format("p{:04}", p), fmt::format("h{}", p), "bench problem", 1 + p % 3, problem_spec(1 + p % 3)}));
+    problem_ids.push_back(db.upsert_problem(
+        {"bench", fmt::format("p{:04}", p), fmt::format("h{}", p), "bench problem", 1 + p % 3, problem_spec(1 + p % 3)}));
   db.add_campaign_problems(campaign.id, problem_ids);
   for (int m = 0; m < o.models; ++m) {
     const std::string model = fmt::format("model-{:02}", m);
     const auto model_id = db.upsert_model(model, "bench");
-    const std::string meta = fmt::format(R"({{"harness":"bench","tokens":{{"input":{},"output":{}}},"cost_usd":0.05}})", 20000 + m, 4000);
+    const std::string meta =
+        fmt::format(R"({{"harness":"bench","tokens":{{"input":{},"output":{}}},"cost_usd":0.05}})", 20000 + m, 4000);
     for (int p = 0; p < o.problems; ++p) {
-      const auto solution = db.upsert_solution(problem_ids[p], model_id, {model, 0, fmt::format("s{}-{}", m, p), solution_dir.string(), meta});
+      const auto solution =
+          db.upsert_solution(problem_ids[p], model_id, {model, 0, fmt::format("s{}-{}", m, p), solution_dir.string(), meta});
       db.finish_evaluation(db.begin_evaluation(campaign.id, solution), random_result(rng));
     }
   }
@@ -121,7 +132,8 @@ int main(int argc, char** argv) {
   const bool existed = fs::exists(o.db);
   const fs::path solution_dir = fs::path(o.db).parent_path() / "bench_solution";
   fs::create_directories(solution_dir);
-  std::ofstream(solution_dir / "kernel.py") << "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x * 2  # bench\n";
+  std::ofstream(solution_dir / "kernel.py")
+      << "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x * 2  # bench\n";
   auto db = store::open_store(o.db);
   if (!existed) {
     const auto start = std::chrono::steady_clock::now();

@@ -92,7 +92,8 @@ def main():
     parser.add_argument("--work", default="/tmp/prestart")
     args = parser.parse_args()
     solutions = _copies(args.solutions, args.copies, os.path.join(args.work, "solutions"))
-    print("| --prestart | evaluations | verdicts | campaign s | wall per evaluation without the reference, median (range) s | started ahead | gated median s | waited for builds, s in all (evaluations) |")
+    print("| --prestart | evaluations | verdicts | campaign s | wall per evaluation without the reference, median (range) s "
+          "| started ahead | gated median s | waited for builds, s in all (evaluations) |")
     print("|---:|---:|---|---:|---|---:|---:|---:|")
     times = {}
     for prestart in (int(v) for v in args.prestart.split(",")):
@@ -104,7 +105,10 @@ def main():
         waits = [w["build_wait_s"] for w in walls if w["build_wait_s"] >= 0.01]
         print(f"| {prestart} | {len(walls)} | {verdicts} | {campaign_s:.1f} | {statistics.median(after):.2f} "
               f"({min(after):.2f}–{max(after):.2f}) | {len(ahead)} | {gated:.2f} | {sum(waits):.1f} ({len(waits)}) |", flush=True)
-    median = lambda values: f"{statistics.median(values):.4f}" if values else "—"
+
+    def median(values):
+        return f"{statistics.median(values):.4f}" if values else "—"
+
     print("\n| problem | shape | timed | " + " | ".join(f"--prestart {p}: time ms (host ms)" for p in times) + " |")
     print("|---|---|---|" + "---:|" * len(times))
     for key in sorted({key for per in times.values() for key in per}):

@@ -103,7 +103,8 @@ def main(argv=None):
                 _step(step)(model, input_sets, args)
     files.write_atomic(args.out, json.dumps(result))
     for loop in result["loops"]:
-        print(",".join(loop["after"]) or "(nothing)", "->", loop.get("span_median_ms"), loop.get("error") or loop.get("skipped") or "")
+        print(",".join(loop["after"]) or "(nothing)", "->", loop.get("span_median_ms"),
+              loop.get("error") or loop.get("skipped") or "")
     return 0
 
 

@@ -31,7 +31,8 @@ ERROR_LIMIT_PCT = 2.0
 METHODS = (
     ("cupti", "CUPTI kernel time (torch.profiler, median of per-call kernel sums)"),
     ("cupti_span", "CUPTI span (first kernel start to last kernel end)"),
-    ("cupti_sustained", "CUPTI kernel time with the calls paced as arbiter paces them (after its warm-up; the state arbiter samples in)"),
+    ("cupti_sustained", "CUPTI kernel time with the calls paced as arbiter paces them "
+                        "(after its warm-up; the state arbiter samples in)"),
     ("cupti_loop", "CUPTI span of arbiter's own timing loop (torch.profiler watching time_model in another process)"),
     ("cupti_loop_after", "the same, again after the other methods in that process (its history changed)"),
     ("arbiter_cupti", "arbiter device time (CUPTI spans of its timed samples; what `arbiter eval` reports on cuda)"),
@@ -146,6 +147,7 @@ def _leads(workload_runs):
         values = [(run.get(method) or {}).get(key) for run in runs]
         values = [v for v in values if isinstance(v, (int, float))]
         return statistics.median(values) if values else None
+
     def pair(runs, method, length_key):
         return median_of(runs, method, "lead_median_ns"), median_of(runs, method, length_key)
     arbiter, baselines = workload_runs["arbiter"], workload_runs["baselines"]

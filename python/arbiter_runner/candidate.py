@@ -111,7 +111,8 @@ def _rerun_case(job, runtime, model, shape_idx, seed_idx, inputs, sealed):
     guard_checks.overwrite_inputs(inputs, read_bundle(runtime, sealed.path(mutation), device))
     sealed.close(mutation)
     fresh_ms = _call_and_write(job, runtime, model, inputs, case_path(job["output_dir"], shape_idx, seed_idx, "mutation.arbb"))
-    guard_checks.overwrite_inputs(inputs, read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device))
+    handed = read_bundle(runtime, case_path(job["exchange_dir"], shape_idx, seed_idx, "inputs.arbb"), device)
+    guard_checks.overwrite_inputs(inputs, handed)
     _call_and_write(job, runtime, model, inputs, case_path(job["output_dir"], shape_idx, seed_idx, "repeat.arbb"))
     return fresh_ms
 

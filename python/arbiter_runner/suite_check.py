@@ -205,7 +205,8 @@ def _check_shape(job, module, shape, repeats, sota):
             failures.append(f"peak GPU memory {peak_gb:.2f} GiB over the budget of {job['memory_gb']} GiB")
     else:
         notes.append("memory not measured on cpu")
-    again = _call(_build(module, params, job["weights_seed"], device), problem.make_inputs(module, params, seeds[0], device), device)
+    again = _call(_build(module, params, job["weights_seed"], device),
+                  problem.make_inputs(module, params, seeds[0], device), device)
     if len(again) != len(first) or not all(_same_bits(a, b) for a, b in zip(first, again)):
         failures.append("nondeterministic: the same seed gave different outputs")
     del again

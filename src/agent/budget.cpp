@@ -59,8 +59,9 @@ price parse_price(std::string_view text) {
 
 double cost_usd(const token_usage& usage, const price& prices) {
   return (static_cast<double>(usage.input) * prices.input + static_cast<double>(usage.output) * prices.output +
-          static_cast<double>(usage.cache_read) * prices.cache_read + static_cast<double>(usage.cache_write) * prices.cache_write) /
-         1e6;
+          static_cast<double>(usage.cache_read) * prices.cache_read +
+          static_cast<double>(usage.cache_write) * prices.cache_write) /
+      1e6;
 }
 
 double parse_duration(std::string_view text) {

@@ -4,9 +4,12 @@ namespace arbiter::agent {
 
 std::string_view to_string(role r) {
   switch (r) {
-  case role::user: return "user";
-  case role::assistant: return "assistant";
-  case role::tool: return "tool";
+  case role::user:
+    return "user";
+  case role::assistant:
+    return "assistant";
+  case role::tool:
+    return "tool";
   }
   return "user";
 }
@@ -27,8 +30,11 @@ token_usage& token_usage::operator+=(const token_usage& other) {
 }
 
 nlohmann::json to_json(const token_usage& usage) {
-  return {{"input", usage.input}, {"output", usage.output}, {"cache_read", usage.cache_read},
-          {"cache_write", usage.cache_write}, {"total", usage.total()}};
+  return {{"input", usage.input},
+          {"output", usage.output},
+          {"cache_read", usage.cache_read},
+          {"cache_write", usage.cache_write},
+          {"total", usage.total()}};
 }
 
 token_usage usage_from_json(const nlohmann::json& value) {
@@ -41,9 +47,7 @@ token_usage usage_from_json(const nlohmann::json& value) {
   return usage;
 }
 
-nlohmann::json to_json(const tool_call& call) {
-  return {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
-}
+nlohmann::json to_json(const tool_call& call) { return {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}}; }
 
 tool_call tool_call_from_json(const nlohmann::json& value) {
   return {value.value("id", ""), value.value("name", ""), value.value("arguments", "")};

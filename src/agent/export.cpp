@@ -29,15 +29,23 @@ json as_message(const json& record) {
   if (type == "assistant") {
     json calls = json::array();
     for (const auto& call : record.value("tool_calls", json::array()))
-      calls.push_back({{"id", call.value("id", "")}, {"type", "function"},
+      calls.push_back({{"id", call.value("id", "")},
+                       {"type", "function"},
                        {"function", {{"name", call.value("name", "")}, {"arguments", call.value("arguments", "")}}}});
-    json m = {{"role", "assistant"}, {"content", record.value("content", "")}, {"ts", ts}, {"usage", record.value("usage", json::object())}};
+    json m = {{"role", "assistant"},
+              {"content", record.value("content", "")},
+              {"ts", ts},
+              {"usage", record.value("usage", json::object())}};
     if (!calls.empty()) m["tool_calls"] = calls;
     return m;
   }
   if (type == "tool_result")
-    return {{"role", "tool"}, {"tool_call_id", record.value("tool_call_id", "")}, {"name", record.value("name", "")},
-            {"content", record.value("content", "")}, {"is_error", record.value("is_error", false)}, {"ts", ts}};
+    return {{"role", "tool"},
+            {"tool_call_id", record.value("tool_call_id", "")},
+            {"name", record.value("name", "")},
+            {"content", record.value("content", "")},
+            {"is_error", record.value("is_error", false)},
+            {"ts", ts}};
   return nullptr;
 }
 
@@ -52,14 +60,21 @@ json export_session(const fs::path& solution_dir) {
     if (json m = as_message(record); !m.is_null()) messages.push_back(std::move(m));
   }
   json tools = json::array();
-  for (const auto& spec : tool_specs()) tools.push_back({{"name", spec.name}, {"description", spec.description}, {"parameters", spec.parameters}});
+  for (const auto& spec : tool_specs())
+    tools.push_back({{"name", spec.name}, {"description", spec.description}, {"parameters", spec.parameters}});
   const fs::path kernel = solution_dir / "kernel.py";
-  return {{"problem", solution_dir.parent_path().filename().string()}, {"model", solution_dir.filename().string()},
-          {"harness", meta.value("harness", "arbiter-basic")}, {"stop_reason", meta.value("stop_reason", "")},
-          {"turns", meta.value("turns", 0)}, {"tokens", meta.value("tokens", json::object())},
-          {"cost_usd", meta.value("cost_usd", json(nullptr))}, {"wall_s", meta.value("wall_s", json(nullptr))},
-          {"http_retries", retries}, {"kernel", fs::is_regular_file(kernel) ? json(try_read_file(kernel).value_or("")) : json(nullptr)},
-          {"tools", tools}, {"messages", messages}};
+  return {{"problem", solution_dir.parent_path().filename().string()},
+          {"model", solution_dir.filename().string()},
+          {"harness", meta.value("harness", "arbiter-basic")},
+          {"stop_reason", meta.value("stop_reason", "")},
+          {"turns", meta.value("turns", 0)},
+          {"tokens", meta.value("tokens", json::object())},
+          {"cost_usd", meta.value("cost_usd", json(nullptr))},
+          {"wall_s", meta.value("wall_s", json(nullptr))},
+          {"http_retries", retries},
+          {"kernel", fs::is_regular_file(kernel) ? json(try_read_file(kernel).value_or("")) : json(nullptr)},
+          {"tools", tools},
+          {"messages", messages}};
 }
 
 std::size_t export_traces(const fs::path& root, std::ostream& out) {

@@ -40,7 +40,7 @@ struct curl_handle {
 };
 
 class curl_client final : public http_client {
-public:
+ public:
   curl_client() {
     static std::once_flag once;
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -53,7 +53,8 @@ public:
       response.transport_error = "curl_easy_init failed";
       return response;
     }
-    for (const auto& [name, value] : request.headers) handle.headers = curl_slist_append(handle.headers, (name + ": " + value).c_str());
+    for (const auto& [name, value] : request.headers)
+      handle.headers = curl_slist_append(handle.headers, (name + ": " + value).c_str());
     char error_text[CURL_ERROR_SIZE] = {};
     curl_easy_setopt(handle.easy, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(handle.easy, CURLOPT_HTTPHEADER, handle.headers);
@@ -70,7 +71,8 @@ public:
     const CURLcode code = curl_easy_perform(handle.easy);
     if (code != CURLE_OK) {
       response.status = 0;
-      response.transport_error = std::string(curl_easy_strerror(code)) + (error_text[0] ? std::string(" (") + error_text + ")" : "");
+      response.transport_error =
+          std::string(curl_easy_strerror(code)) + (error_text[0] ? std::string(" (") + error_text + ")" : "");
       return response;
     }
     curl_easy_getinfo(handle.easy, CURLINFO_RESPONSE_CODE, &response.status);

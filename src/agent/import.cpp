@@ -19,7 +19,8 @@ std::int64_t count(const json& object, const char* key) {
 
 // Anthropic usage: input excludes cache reads and writes already.
 token_usage anthropic_usage(const json& u) {
-  return {count(u, "input_tokens"), count(u, "output_tokens"), count(u, "cache_read_input_tokens"), count(u, "cache_creation_input_tokens")};
+  return {count(u, "input_tokens"), count(u, "output_tokens"), count(u, "cache_read_input_tokens"),
+          count(u, "cache_creation_input_tokens")};
 }
 
 // OpenAI usage: input includes the cached part.
@@ -35,7 +36,8 @@ log_summary read_claude_code(const std::vector<json>& records) {
   for (const auto& record : records) {
     const std::string type = record.value("type", "");
     if (type == "system" && record.value("subtype", "") == "init") out.model = record.value("model", out.model);
-    if (type == "assistant" && record.contains("message") && record["message"].is_object() && record["message"].contains("usage")) {
+    if (type == "assistant" && record.contains("message") && record["message"].is_object() &&
+        record["message"].contains("usage")) {
       const json& msg = record["message"];
       const std::string id = msg.value("id", std::to_string(out.per_turn.size()));
       if (out.model.empty()) out.model = msg.value("model", "");
@@ -45,15 +47,18 @@ log_summary read_claude_code(const std::vector<json>& records) {
     }
     if (type == "result") {
       if (record.contains("usage")) result_total = anthropic_usage(record["usage"]);
-      if (record.contains("total_cost_usd") && record["total_cost_usd"].is_number()) out.cost_usd = record["total_cost_usd"].get<double>();
-      if (record.contains("duration_ms") && record["duration_ms"].is_number()) out.wall_s = record["duration_ms"].get<double>() / 1000;
+      if (record.contains("total_cost_usd") && record["total_cost_usd"].is_number())
+        out.cost_usd = record["total_cost_usd"].get<double>();
+      if (record.contains("duration_ms") && record["duration_ms"].is_number())
+        out.wall_s = record["duration_ms"].get<double>() / 1000;
       out.turns = record.value("num_turns", 0);
     }
   }
   for (const auto& turn : out.per_turn) out.total += turn;
   if (result_total) out.total = *result_total;
   if (out.turns == 0) out.turns = static_cast<int>(out.per_turn.size());
-  if (out.per_turn.empty() && !result_total) ARB_THROW(config_error, "no assistant usage and no result record (expected --output-format stream-json)");
+  if (out.per_turn.empty() && !result_total)
+    ARB_THROW(config_error, "no assistant usage and no result record (expected --output-format stream-json)");
   return out;
 }
 
@@ -76,7 +81,8 @@ log_summary read_codex(const std::vector<json>& records) {
   }
   for (const auto& turn : out.per_turn) out.total += turn;
   if (running_total) out.total = *running_total;
-  if (out.per_turn.empty() && !running_total) ARB_THROW(config_error, "no turn.completed usage and no token_count events (expected `codex exec --json` output)");
+  if (out.per_turn.empty() && !running_total)
+    ARB_THROW(config_error, "no turn.completed usage and no token_count events (expected `codex exec --json` output)");
   out.turns = static_cast<int>(out.per_turn.size());
   return out;
 }
@@ -102,7 +108,8 @@ log_summary read_harness_log(log_format format, const fs::path& log) {
 }
 
 nlohmann::json import_solution(const import_options& options) {
-  if (!fs::is_regular_file(options.solution)) ARB_THROW(config_error, "--solution " + options.solution.string() + ": no such file");
+  if (!fs::is_regular_file(options.solution))
+    ARB_THROW(config_error, "--solution " + options.solution.string() + ": no such file");
   const log_summary summary = read_harness_log(options.format, options.log);
   const session_paths paths = paths_for(options.out_root, options.problem, options.model);
   fs::create_directories(paths.solution_dir);
@@ -117,11 +124,17 @@ nlohmann::json import_solution(const import_options& options) {
   }
   std::optional<double> cost = summary.cost_usd;
   if (!cost && options.prices) cost = cost_usd(summary.total, *options.prices);
-  const json meta = {{"harness", to_string(options.format)}, {"model", options.model}, {"harness_model", summary.model},
-                     {"problem", options.problem}, {"turns", summary.turns},
-                     {"wall_s", summary.wall_s ? json(*summary.wall_s) : json(nullptr)}, {"tokens", to_json(summary.total)},
-                     {"tokens_per_turn", per_turn}, {"cost_usd", cost ? json(*cost) : json(nullptr)},
-                     {"solution", true}, {"trace", trace_name}};
+  const json meta = {{"harness", to_string(options.format)},
+                     {"model", options.model},
+                     {"harness_model", summary.model},
+                     {"problem", options.problem},
+                     {"turns", summary.turns},
+                     {"wall_s", summary.wall_s ? json(*summary.wall_s) : json(nullptr)},
+                     {"tokens", to_json(summary.total)},
+                     {"tokens_per_turn", per_turn},
+                     {"cost_usd", cost ? json(*cost) : json(nullptr)},
+                     {"solution", true},
+                     {"trace", trace_name}};
   write_json_atomic(paths.meta(), meta);
   return meta;
 }

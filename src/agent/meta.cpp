@@ -13,7 +13,9 @@ json session_meta(const session_config& config, const std::string& problem_id, c
                   const std::vector<json>& per_turn) {
   json prices = nullptr;
   if (config.prices)
-    prices = {{"input", config.prices->input}, {"output", config.prices->output}, {"cache_read", config.prices->cache_read},
+    prices = {{"input", config.prices->input},
+              {"output", config.prices->output},
+              {"cache_read", config.prices->cache_read},
               {"cache_write", config.prices->cache_write}};
   return {{"harness", "arbiter-basic"},
           {"model", config.endpoint.model},

@@ -26,8 +26,7 @@ std::string endpoint_url(api_kind api, std::string endpoint) {
   return ends_with(endpoint, "/v1") ? endpoint + "/messages" : endpoint + "/v1/messages";
 }
 
-http_request encode_request(api_kind api, const std::string& endpoint, const std::string& api_key,
-                            const chat_request& request) {
+http_request encode_request(api_kind api, const std::string& endpoint, const std::string& api_key, const chat_request& request) {
   http_request out;
   out.url = endpoint_url(api, endpoint);
   out.headers.emplace_back("Content-Type", "application/json");
@@ -46,7 +45,8 @@ model_reply decode_reply(api_kind api, std::string_view body) {
   const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) {
     const std::string head(body.substr(0, 200));
-    ARB_THROW(protocol_error, "the " + std::string(to_string(api)) + " endpoint answered something that is not a JSON object: " + head);
+    ARB_THROW(protocol_error,
+              "the " + std::string(to_string(api)) + " endpoint answered something that is not a JSON object: " + head);
   }
   return api == api_kind::openai ? detail::openai_reply(parsed) : detail::anthropic_reply(parsed);
 }

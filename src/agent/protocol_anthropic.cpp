@@ -71,8 +71,10 @@ void decode_block(const json& block, std::size_t block_idx, message& reply) {
 
 json anthropic_body(const chat_request& request) {
   json tools = json::array();
-  for (const auto& t : request.tools) tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
-  json body = {{"model", request.model}, {"max_tokens", request.max_output_tokens}, {"messages", encode_messages(request.messages)}};
+  for (const auto& t : request.tools)
+    tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
+  json body = {
+      {"model", request.model}, {"max_tokens", request.max_output_tokens}, {"messages", encode_messages(request.messages)}};
   if (!request.system.empty()) body["system"] = request.system;
   if (!tools.empty()) body["tools"] = tools;
   return body;
@@ -84,7 +86,8 @@ model_reply anthropic_reply(const json& body) {
   if (!body.contains("content") || !body["content"].is_array()) ARB_THROW(protocol_error, "reply has no content array");
   model_reply out;
   out.reply.who = role::assistant;
-  for (std::size_t block_idx = 0; block_idx < body["content"].size(); ++block_idx) decode_block(body["content"][block_idx], block_idx, out.reply);
+  for (std::size_t block_idx = 0; block_idx < body["content"].size(); ++block_idx)
+    decode_block(body["content"][block_idx], block_idx, out.reply);
   out.finish = body.contains("stop_reason") && body["stop_reason"].is_string() ? body["stop_reason"].get<std::string>() : "";
   out.usage = decode_usage(body);
   return out;

@@ -15,8 +15,8 @@ json encode_message(const message& m) {
     if (m.text.empty()) out["content"] = nullptr;
     out["tool_calls"] = json::array();
     for (const auto& call : m.calls)
-      out["tool_calls"].push_back({{"id", call.id}, {"type", "function"},
-                                   {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
+      out["tool_calls"].push_back(
+          {{"id", call.id}, {"type", "function"}, {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
   }
   return out;
 }
@@ -33,7 +33,8 @@ std::string content_text(const json& content) {
 
 tool_call decode_call(const json& call, std::size_t call_idx) {
   if (!call.is_object() || !call.contains("function") || !call["function"].is_object())
-    ARB_THROW(protocol_error, "choices[0].message.tool_calls[" + std::to_string(call_idx) + "]: expected an object with 'function'");
+    ARB_THROW(protocol_error,
+              "choices[0].message.tool_calls[" + std::to_string(call_idx) + "]: expected an object with 'function'");
   const json& function = call["function"];
   tool_call out;
   out.id = call.value("id", "call_" + std::to_string(call_idx));
@@ -66,7 +67,8 @@ json openai_body(const chat_request& request) {
   for (const auto& m : request.messages) messages.push_back(encode_message(m));
   json tools = json::array();
   for (const auto& t : request.tools)
-    tools.push_back({{"type", "function"}, {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
+    tools.push_back(
+        {{"type", "function"}, {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
   json body = {{"model", request.model}, {"messages", messages}, {"max_tokens", request.max_output_tokens}};
   if (!tools.empty()) body["tools"] = tools;
   return body;
@@ -85,7 +87,8 @@ model_reply openai_reply(const json& body) {
   if (msg.contains("tool_calls") && msg["tool_calls"].is_array())
     for (std::size_t call_idx = 0; call_idx < msg["tool_calls"].size(); ++call_idx)
       out.reply.calls.push_back(decode_call(msg["tool_calls"][call_idx], call_idx));
-  out.finish = choice.contains("finish_reason") && choice["finish_reason"].is_string() ? choice["finish_reason"].get<std::string>() : "";
+  out.finish =
+      choice.contains("finish_reason") && choice["finish_reason"].is_string() ? choice["finish_reason"].get<std::string>() : "";
   out.usage = decode_usage(body);
   return out;
 }

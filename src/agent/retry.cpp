@@ -35,16 +35,17 @@ double retry_delay(const http_response& response, int attempt, const retry_polic
   return std::min(policy.base_delay_s * std::pow(2.0, attempt), policy.max_delay_s);
 }
 
-http_response post_with_retry(http_client& client, const http_request& request, const retry_policy& policy,
-                              const sleeper& sleep, const retry_observer& observer) {
+http_response post_with_retry(http_client& client, const http_request& request, const retry_policy& policy, const sleeper& sleep,
+                              const retry_observer& observer) {
   for (int attempt = 0;; ++attempt) {
     http_response response = client.post(request);
     if (response.status >= 200 && response.status < 300) return response;
     if (!retryable(response))
       throw http_error(detail::located(__FILE__, __LINE__, request.url + ": " + failure_line(response)), response.status);
     if (attempt + 1 >= policy.max_attempts)
-      throw http_error(detail::located(__FILE__, __LINE__, request.url + ": gave up after " + std::to_string(attempt + 1) +
-                                                               " attempts; last: " + failure_line(response)),
+      throw http_error(detail::located(__FILE__, __LINE__,
+                                       request.url + ": gave up after " + std::to_string(attempt + 1) +
+                                           " attempts; last: " + failure_line(response)),
                        response.status);
     const double delay = retry_delay(response, attempt, policy);
     if (observer) observer(response, attempt, delay);

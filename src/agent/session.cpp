@@ -14,9 +14,9 @@ using json = nlohmann::json;
 namespace {
 
 class session {
-public:
-  session(const session_config& config, const catalog::problem& problem, http_client& client,
-          sandbox::process_runner& runner, const sleeper& sleep)
+ public:
+  session(const session_config& config, const catalog::problem& problem, http_client& client, sandbox::process_runner& runner,
+          const sleeper& sleep)
       : m_config(config), m_problem(problem), m_client(client), m_runner(runner), m_sleep(sleep),
         m_paths(paths_for(config.out_root, problem.id, config.endpoint.model)), m_state(read_trace(m_paths.trace())),
         m_started(std::chrono::steady_clock::now()) {
@@ -31,13 +31,17 @@ public:
     if (!m_state.started) begin();
     else if (!m_state.stopped) record({{"type", "resume"}, {"turns", m_state.turns.size()}});
     m_result.reason = m_state.stopped ? *m_state.stopped : loop();
-    if (!m_state.stopped) record({{"type", "stop"}, {"reason", to_string(m_result.reason)}, {"turns", m_state.turns.size()},
-                                  {"usage", to_json(m_state.used)}, {"error", m_result.error}});
+    if (!m_state.stopped)
+      record({{"type", "stop"},
+              {"reason", to_string(m_result.reason)},
+              {"turns", m_state.turns.size()},
+              {"usage", to_json(m_state.used)},
+              {"error", m_result.error}});
     finish();
     return m_result;
   }
 
-private:
+ private:
   double elapsed() const {
     return m_state.elapsed_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
   }
@@ -49,10 +53,18 @@ private:
 
   void begin() {
     const std::string statement = problem_statement(m_problem, m_config.setup.device);
-    record({{"type", "session"}, {"harness", "arbiter-basic"}, {"model", m_config.endpoint.model},
-            {"api", to_string(m_config.endpoint.api)}, {"endpoint", m_config.endpoint.endpoint}, {"problem", m_problem.id},
-            {"device", m_config.setup.device}, {"isolation", m_config.tools.isolate ? "namespaces" : "folders"},
-            {"budget", {{"max_turns", m_config.limits.max_turns}, {"max_tokens", m_config.limits.max_tokens}, {"max_wall_s", m_config.limits.max_wall_s}}}});
+    record({{"type", "session"},
+            {"harness", "arbiter-basic"},
+            {"model", m_config.endpoint.model},
+            {"api", to_string(m_config.endpoint.api)},
+            {"endpoint", m_config.endpoint.endpoint},
+            {"problem", m_problem.id},
+            {"device", m_config.setup.device},
+            {"isolation", m_config.tools.isolate ? "namespaces" : "folders"},
+            {"budget",
+             {{"max_turns", m_config.limits.max_turns},
+              {"max_tokens", m_config.limits.max_tokens},
+              {"max_wall_s", m_config.limits.max_wall_s}}}});
     m_state.system = system_prompt();
     record({{"type", "system"}, {"content", m_state.system}});
     m_state.messages.push_back({role::user, statement, {}, "", "", false});
@@ -63,8 +75,13 @@ private:
     for (const auto& call : calls) {
       const tool_result result = run_tool(call, m_paths, m_config.tools, m_runner);
       m_state.messages.push_back({role::tool, result.content, {}, call.id, call.name, result.is_error});
-      record({{"type", "tool_result"}, {"turn", turn}, {"tool_call_id", call.id}, {"name", call.name},
-              {"content", result.content}, {"is_error", result.is_error}, {"wall_s", result.wall_s}});
+      record({{"type", "tool_result"},
+              {"turn", turn},
+              {"tool_call_id", call.id},
+              {"name", call.name},
+              {"content", result.content},
+              {"is_error", result.is_error},
+              {"wall_s", result.wall_s}});
     }
   }
 
@@ -74,9 +91,13 @@ private:
     http_request http = encode_request(e.api, e.endpoint, e.api_key, request);
     http.timeout_s = e.request_timeout_s;
     auto on_retry = [this, &e](const http_response& response, int attempt, double delay) {
-      record({{"type", "retry"}, {"attempt", attempt + 1}, {"status", response.status},
-              {"error", response.status == 0 ? response.transport_error : response.body.substr(0, 300)}, {"delay_s", delay}});
-      ARB_WARN("agent", "{}/{}: HTTP {} (attempt {}), retrying in {:.1f} s", m_problem.id, e.model, response.status, attempt + 1, delay);
+      record({{"type", "retry"},
+              {"attempt", attempt + 1},
+              {"status", response.status},
+              {"error", response.status == 0 ? response.transport_error : response.body.substr(0, 300)},
+              {"delay_s", delay}});
+      ARB_WARN("agent", "{}/{}: HTTP {} (attempt {}), retrying in {:.1f} s", m_problem.id, e.model, response.status, attempt + 1,
+               delay);
     };
     try {
       const http_response response = post_with_retry(m_client, http, e.retry, m_sleep, on_retry);
@@ -92,7 +113,8 @@ private:
   stop_reason loop() {
     if (!m_state.pending.empty()) run_calls(m_state.pending, static_cast<int>(m_state.turns.size()));
     for (;;) {
-      if (auto stop = budget_exhausted(m_config.limits, {static_cast<int>(m_state.turns.size()), m_state.used, elapsed()})) return *stop;
+      if (auto stop = budget_exhausted(m_config.limits, {static_cast<int>(m_state.turns.size()), m_state.used, elapsed()}))
+        return *stop;
       const auto asked = std::chrono::steady_clock::now();
       std::optional<model_reply> reply = ask_model();
       if (!reply) return stop_reason::model_error;
@@ -100,8 +122,13 @@ private:
       const double latency = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
       json calls = json::array();
       for (const auto& call : reply->reply.calls) calls.push_back(to_json(call));
-      record({{"type", "assistant"}, {"turn", turn}, {"content", reply->reply.text}, {"tool_calls", calls},
-              {"usage", to_json(reply->usage)}, {"finish", reply->finish}, {"latency_s", latency}});
+      record({{"type", "assistant"},
+              {"turn", turn},
+              {"content", reply->reply.text},
+              {"tool_calls", calls},
+              {"usage", to_json(reply->usage)},
+              {"finish", reply->finish},
+              {"latency_s", latency}});
       m_state.turns.push_back({turn, reply->usage, latency, reply->finish});
       m_state.used += reply->usage;
       m_state.messages.push_back(reply->reply);

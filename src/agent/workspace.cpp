@@ -28,7 +28,8 @@ std::string shapes_section(const catalog::problem& problem, const std::string& d
   std::string out;
   for (const auto& shape : problem.shapes_for(device)) {
     std::string params;
-    for (const auto& [key, value] : shape.params.items()) params += fmt::format("{}{}={}", params.empty() ? "" : ", ", key, value.dump());
+    for (const auto& [key, value] : shape.params.items())
+      params += fmt::format("{}{}={}", params.empty() ? "" : ", ", key, value.dump());
     out += fmt::format("- `{}`: {}\n", shape.name, params.empty() ? "the reference's defaults" : params);
   }
   return out.empty() ? "- (none for this device)\n" : out;
@@ -42,11 +43,13 @@ std::string rules_section(const catalog::problem& problem) {
     for (const auto& item : items) text += (text.empty() ? "" : ", ") + ("`" + item + "`");
     return text;
   };
-  out += "- languages: " + (r.languages.empty() ? std::string("any (PyTorch extensions, Triton, CUDA via load_inline)") : list(r.languages)) + "\n";
+  out += "- languages: " +
+      (r.languages.empty() ? std::string("any (PyTorch extensions, Triton, CUDA via load_inline)") : list(r.languages)) + "\n";
   if (!r.forbid.empty()) out += "- forbidden calls: " + list(r.forbid) + "\n";
   out += std::string("- library-backed ops (cuBLAS, cuDNN, CUTLASS): ") + (r.libraries ? "allowed" : "not allowed") + "\n";
   if (r.max_launches > 0) out += fmt::format("- at most {} kernel launches per forward call\n", r.max_launches);
-  out += std::string("- CUDA graphs: ") + (r.cuda_graphs ? "allowed" : "not allowed") + "; extra streams: " + (r.extra_streams ? "allowed" : "not allowed") + "\n";
+  out += std::string("- CUDA graphs: ") + (r.cuda_graphs ? "allowed" : "not allowed") +
+      "; extra streams: " + (r.extra_streams ? "allowed" : "not allowed") + "\n";
   out += "- the inputs must not be modified; outputs must be fully written by the forward call\n";
   return out;
 }
@@ -63,7 +66,8 @@ std::string model_folder(std::string_view model) {
   std::string out(model);
   for (char& c : out)
     if (c == '/' || c == ':' || c == '\\' || c == ' ' || c == '\t' || c == '\n') c = '-';
-  if (out.find_first_not_of('.') == std::string::npos) ARB_THROW(config_error, "--model: '" + std::string(model) + "' cannot name a folder");
+  if (out.find_first_not_of('.') == std::string::npos)
+    ARB_THROW(config_error, "--model: '" + std::string(model) + "' cannot name a folder");
   return out;
 }
 
@@ -80,11 +84,13 @@ session_paths paths_for(const fs::path& out_root, const std::string& problem_id,
 fs::path confine(const fs::path& workspace, std::string_view relative) {
   if (relative.empty()) ARB_THROW(tool_error, "path is empty");
   const fs::path rel(relative);
-  if (rel.is_absolute()) ARB_THROW(tool_error, "path '" + std::string(relative) + "' is absolute; give a path relative to the workspace");
+  if (rel.is_absolute())
+    ARB_THROW(tool_error, "path '" + std::string(relative) + "' is absolute; give a path relative to the workspace");
   for (const auto& part : rel)
     if (part == "..") ARB_THROW(tool_error, "path '" + std::string(relative) + "' contains '..'; stay inside the workspace");
   const fs::path full = (workspace / rel).lexically_normal();
-  if (full == workspace.lexically_normal() || full.filename().empty()) ARB_THROW(tool_error, "path '" + std::string(relative) + "' names no file");
+  if (full == workspace.lexically_normal() || full.filename().empty())
+    ARB_THROW(tool_error, "path '" + std::string(relative) + "' names no file");
   // A symlink the model made inside the workspace must not lead out of it.
   std::error_code ec;
   const fs::path resolved = fs::weakly_canonical(full, ec);
@@ -129,15 +135,17 @@ void prepare_workspace(const session_paths& paths, const catalog::problem& probl
   write_text(paths.workspace / "PROBLEM.md", problem_statement(problem, setup.device));
   write_text(paths.workspace / "reference.py", read_file(problem.reference_file));
   const fs::path check = paths.tools_dir / "bin" / "check";
-  write_text(check, fmt::format(
-                        "#!/bin/sh\n"
-                        "# check [FILE] [--json]: FILE (default kernel.py) against the reference on public inputs.\n"
-                        "file=kernel.py; json=\n"
-                        "for arg in \"$@\"; do case \"$arg\" in --json) json=--json ;; *) file=\"$arg\" ;; esac; done\n"
-                        "exec {} check --problem {} --solution \"$file\" --device {} --data {} --python {} $json\n",
-                        shell_quote(setup.arbiter_exe.string()), shell_quote(problem.dir.string()), shell_quote(setup.device),
-                        shell_quote((paths.tools_dir / "data").string()), shell_quote(setup.python)));
-  fs::permissions(check, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  write_text(check,
+             fmt::format("#!/bin/sh\n"
+                         "# check [FILE] [--json]: FILE (default kernel.py) against the reference on public inputs.\n"
+                         "file=kernel.py; json=\n"
+                         "for arg in \"$@\"; do case \"$arg\" in --json) json=--json ;; *) file=\"$arg\" ;; esac; done\n"
+                         "exec {} check --problem {} --solution \"$file\" --device {} --data {} --python {} $json\n",
+                         shell_quote(setup.arbiter_exe.string()), shell_quote(problem.dir.string()), shell_quote(setup.device),
+                         shell_quote((paths.tools_dir / "data").string()), shell_quote(setup.python)));
+  fs::permissions(check,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                      fs::perms::others_exec);
 }
 
 } // namespace arbiter::agent

@@ -22,14 +22,12 @@ void check_reference(const fs::path& file) {
   const std::string& body = *text;
   for (const char* needed : {"class Model", "def get_inputs", "def get_init_inputs"})
     if (body.find(needed) == std::string::npos)
-      ARB_THROW(config_error, file.string() + ": expected a KernelBench reference defining '" +
-                                  std::string(needed) + "'");
+      ARB_THROW(config_error, file.string() + ": expected a KernelBench reference defining '" + std::string(needed) + "'");
 }
 
 // Above one element in ten thousand an allowance would hide a real fault (a wrong tail, a skipped
 // block), not a rounding boundary.
 constexpr double k_max_mismatch_fraction = 1e-4;
-
 
 shape read_shape(const nlohmann::json& table, std::size_t shape_idx, const std::string& where) {
   const std::string prefix = "shapes[" + std::to_string(shape_idx) + "].";
@@ -76,8 +74,8 @@ void read_baselines(problem& p, const toml_view& t, const std::string& where) {
   if (!sota) return;
   p.sota_file = p.dir / *sota;
   if (!fs::is_regular_file(p.sota_file))
-    ARB_THROW(config_error, where + ": key 'baselines.sota': expected a file in the problem folder, found no " +
-                                p.sota_file.string());
+    ARB_THROW(config_error,
+              where + ": key 'baselines.sota': expected a file in the problem folder, found no " + p.sota_file.string());
 }
 
 void apply_spec(problem& p, const nlohmann::json& spec, const std::string& where, const suite_defaults& defaults) {
@@ -120,8 +118,9 @@ tolerance read_tolerance(const toml_view& t, tolerance base, const std::string& 
     ARB_THROW(config_error, where + ": keys 'tolerance.atol' and 'tolerance.rtol': expected numbers ≥ 0");
   base.mismatch_fraction = t.number("mismatch_fraction").value_or(base.mismatch_fraction);
   if (!(base.mismatch_fraction >= 0 && base.mismatch_fraction <= k_max_mismatch_fraction))
-    ARB_THROW(config_error, where + ": key 'tolerance.mismatch_fraction': expected a number from 0 to " +
-                                fmt::format("{:g}", k_max_mismatch_fraction) + ", found " + fmt::format("{:g}", base.mismatch_fraction));
+    ARB_THROW(config_error,
+              where + ": key 'tolerance.mismatch_fraction': expected a number from 0 to " +
+                  fmt::format("{:g}", k_max_mismatch_fraction) + ", found " + fmt::format("{:g}", base.mismatch_fraction));
   return base;
 }
 

@@ -81,17 +81,14 @@ void load_model(const fs::path& model_dir, const std::string& problem_id, std::v
   for (const auto& entry : fs::directory_iterator(model_dir)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_directory() || !is_number(name)) continue;
-    if (fs::exists(entry.path() / "kernel.py"))
-      out.push_back(make_solution(problem_id, model, std::stoi(name), entry.path()));
+    if (fs::exists(entry.path() / "kernel.py")) out.push_back(make_solution(problem_id, model, std::stoi(name), entry.path()));
     else if (ignored) ignored->push_back(entry.path().string() + ": no kernel.py");
   }
 }
 
 } // namespace
 
-std::string solution::label() const {
-  return problem_id + "/" + model + (sample == 0 ? "" : "#" + std::to_string(sample));
-}
+std::string solution::label() const { return problem_id + "/" + model + (sample == 0 ? "" : "#" + std::to_string(sample)); }
 
 bool solution::runs_on(const std::string& device) const {
   return devices.empty() || std::find(devices.begin(), devices.end(), device) != devices.end();
@@ -99,7 +96,8 @@ bool solution::runs_on(const std::string& device) const {
 
 std::vector<solution> load_solutions(const fs::path& root, const suite& s, const solution_filter& filter,
                                      std::vector<std::string>* ignored) {
-  if (!fs::is_directory(root)) ARB_THROW(config_error, root.string() + ": expected a solutions folder (<problem>/<model>/kernel.py)");
+  if (!fs::is_directory(root))
+    ARB_THROW(config_error, root.string() + ": expected a solutions folder (<problem>/<model>/kernel.py)");
   std::vector<solution> out;
   for (const auto& problem_entry : fs::directory_iterator(root)) {
     if (!problem_entry.is_directory()) continue;

@@ -41,8 +41,7 @@ void load_problems(suite& s, const detail::suite_defaults& defaults) {
 void check_unique(const suite& s) {
   std::set<std::string> ids;
   for (const auto& p : s.problems)
-    if (!ids.insert(p.id).second)
-      ARB_THROW(config_error, s.dir.string() + ": problem id '" + p.id + "' is used by two problems");
+    if (!ids.insert(p.id).second) ARB_THROW(config_error, s.dir.string() + ": problem id '" + p.id + "' is used by two problems");
 }
 
 } // namespace
@@ -73,7 +72,8 @@ suite load_suite(const fs::path& dir) {
     rethrow_with_context("while loading suite " + s.dir.string());
   }
   if (s.problems.empty())
-    ARB_THROW(config_error, s.dir.string() + ": no problems found (expected problem folders with reference.py, or KernelBench *.py files)");
+    ARB_THROW(config_error,
+              s.dir.string() + ": no problems found (expected problem folders with reference.py, or KernelBench *.py files)");
   std::sort(s.problems.begin(), s.problems.end(), [](const problem& a, const problem& b) { return a.id < b.id; });
   check_unique(s);
   return s;

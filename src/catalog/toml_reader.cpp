@@ -41,8 +41,9 @@ nlohmann::json read_toml(const std::filesystem::path& file) {
     return table_to_json(toml::parse_file(file.string()));
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    ARB_THROW(config_error, file.string() + ":" + std::to_string(where.line) + ":" +
-                                std::to_string(where.column) + ": " + std::string(e.description()));
+    ARB_THROW(config_error,
+              file.string() + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " +
+                  std::string(e.description()));
   }
 }
 
@@ -50,12 +51,10 @@ toml_view::toml_view(const nlohmann::json& table, std::string where, std::string
     : m_table(table), m_where(std::move(where)), m_prefix(std::move(prefix)) {}
 
 void toml_view::fail(const std::string& key, const char* expected) const {
-  ARB_THROW(config_error, m_where + ": key '" + m_prefix + key + "': expected " + expected + ", found " +
-                              m_table.at(key).dump());
+  ARB_THROW(config_error, m_where + ": key '" + m_prefix + key + "': expected " + expected + ", found " + m_table.at(key).dump());
 }
 
-const nlohmann::json* toml_view::get(const std::string& key, const char* expected,
-                                     bool (*ok)(const nlohmann::json&)) const {
+const nlohmann::json* toml_view::get(const std::string& key, const char* expected, bool (*ok)(const nlohmann::json&)) const {
   const auto it = m_table.find(key);
   if (it == m_table.end()) return nullptr;
   if (!ok(*it)) fail(key, expected);

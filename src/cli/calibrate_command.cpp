@@ -32,8 +32,8 @@ std::string measurement_line(const nlohmann::json& m) {
   const std::string what = copy ? "copy" : "gemm " + m.value("dtype", "?");
   const nlohmann::json noise = m.value("rel_noise", nlohmann::json());
   return fmt::format("  {:<22} {:>16}   median {:.4f} ms over {} samples, noise {}\n", what,
-                     scaled(m.value("rate", 0.0), copy ? "B/s" : "FLOP/s"), m.value("median_ms", 0.0),
-                     m.value("samples", 0), noise.is_number() ? fmt::format("{:.2f}%", 100 * noise.get<double>()) : "n/a");
+                     scaled(m.value("rate", 0.0), copy ? "B/s" : "FLOP/s"), m.value("median_ms", 0.0), m.value("samples", 0),
+                     noise.is_number() ? fmt::format("{:.2f}%", 100 * noise.get<double>()) : "n/a");
 }
 
 void render(std::ostream& out, const store::hardware_record& hw, const nlohmann::json& peaks, const std::string& db) {
@@ -59,7 +59,9 @@ int run_calibrate(const calibrate_args& args) {
     return static_cast<int>(exit_code::failure);
   }
   if (args.json)
-    std::cout << nlohmann::json{{"device", device}, {"fingerprint", hw.fingerprint}, {"hardware_id", hw_id}, {"peaks", run.peaks}}.dump(2) << '\n';
+    std::cout << nlohmann::json{{"device", device}, {"fingerprint", hw.fingerprint}, {"hardware_id", hw_id}, {"peaks", run.peaks}}
+                     .dump(2)
+              << '\n';
   else render(std::cout, hw, run.peaks, args.db);
   return 0;
 }
@@ -67,16 +69,18 @@ int run_calibrate(const calibrate_args& args) {
 } // namespace
 
 command calibrate_command() {
-  return {"calibrate", "Measure this machine's copy bandwidth and GEMM rates; store them as its peaks", [](CLI::App& app) {
-            auto args = std::make_shared<calibrate_args>();
-            add_db_option(app, args->db);
-            app.add_option("--device", args->device, "cpu or cuda (default: cuda when a GPU is usable)")->envname("ARBITER_DEVICE");
-            app.add_option("--python", args->python, "Python interpreter with torch")->envname("ARBITER_PYTHON");
-            app.add_option("--timeout", args->timeout_s, "Wall-clock limit of the calibration process, seconds")
-                ->envname("ARBITER_TIMEOUT")->capture_default_str();
-            app.add_flag("--json", args->json, "JSON output");
-            return [args] { return run_calibrate(*args); };
-          }};
+  return {
+      "calibrate", "Measure this machine's copy bandwidth and GEMM rates; store them as its peaks", [](CLI::App& app) {
+        auto args = std::make_shared<calibrate_args>();
+        add_db_option(app, args->db);
+        app.add_option("--device", args->device, "cpu or cuda (default: cuda when a GPU is usable)")->envname("ARBITER_DEVICE");
+        app.add_option("--python", args->python, "Python interpreter with torch")->envname("ARBITER_PYTHON");
+        app.add_option("--timeout", args->timeout_s, "Wall-clock limit of the calibration process, seconds")
+            ->envname("ARBITER_TIMEOUT")
+            ->capture_default_str();
+        app.add_flag("--json", args->json, "JSON output");
+        return [args] { return run_calibrate(*args); };
+      }};
 }
 
 } // namespace arbiter::cli::detail

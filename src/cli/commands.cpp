@@ -3,10 +3,10 @@
 namespace arbiter::cli {
 
 std::vector<command> commands() {
-  return {detail::eval_command(), detail::leaderboard_command(), detail::show_command(), detail::doctor_command(),
-          detail::check_command(), detail::agent_command(), detail::suite_command(),
-          detail::serve_command(), detail::site_command(), detail::export_command(), detail::import_command(),
-          detail::calibrate_command(), detail::rejudge_command()};
+  return {detail::eval_command(),   detail::leaderboard_command(), detail::show_command(),   detail::doctor_command(),
+          detail::check_command(),  detail::agent_command(),       detail::suite_command(),  detail::serve_command(),
+          detail::site_command(),   detail::export_command(),      detail::import_command(), detail::calibrate_command(),
+          detail::rejudge_command()};
 }
 
 namespace detail {

@@ -46,7 +46,8 @@ int run_export(const export_args& args) {
     return 0;
   }
   const auto format = args.format == "csv" ? exporting::export_format::csv
-                      : args.format == "md" ? exporting::export_format::markdown : exporting::export_format::json;
+      : args.format == "md"                ? exporting::export_format::markdown
+                                           : exporting::export_format::json;
   if (args.out.empty()) {
     exporting::export_campaign(*db, id, format, std::cout);
     return 0;
@@ -67,11 +68,13 @@ int run_import(const import_args& args) {
 } // namespace
 
 command export_command() {
-  return {"export", "Export a campaign as JSON, CSV, Markdown or a KernelArena folder (index.json + solutions/)", [](CLI::App& app) {
+  return {"export", "Export a campaign as JSON, CSV, Markdown or a KernelArena folder (index.json + solutions/)",
+          [](CLI::App& app) {
             auto args = std::make_shared<export_args>();
             add_db_option(app, args->db);
             app.add_option("--format", args->format, "json, csv, md or kernelarena")
-                ->check(CLI::IsMember({"json", "csv", "md", "kernelarena"}))->capture_default_str();
+                ->check(CLI::IsMember({"json", "csv", "md", "kernelarena"}))
+                ->capture_default_str();
             app.add_option("--campaign", args->campaign, "Campaign name (default: the latest)")->envname("ARBITER_CAMPAIGN");
             app.add_option("--out", args->out, "Output file (folder for kernelarena; default: stdout)");
             return [args] { return run_export(*args); };

@@ -26,13 +26,18 @@ store::campaign_record pick_campaign(store::store& db, const leaderboard_args& a
   }
   for (const auto& c : db.campaigns()) // most recent first
     if (args.suite.empty() || c.suite == args.suite) return c;
-  ARB_THROW(config_error, args.db + ": no campaign" + (args.suite.empty() ? "" : " of suite '" + args.suite + "'") + " yet; run `arbiter eval` first");
+  ARB_THROW(config_error,
+            args.db + ": no campaign" + (args.suite.empty() ? "" : " of suite '" + args.suite + "'") +
+                " yet; run `arbiter eval` first");
 }
 
 int run_leaderboard(const leaderboard_args& args) {
   auto db = store::open_store(args.db);
   const auto campaign = pick_campaign(*db, args);
-  const auto fmt = args.json ? report::format::json : args.csv ? report::format::csv : args.md ? report::format::markdown : report::format::table;
+  const auto fmt = args.json ? report::format::json
+      : args.csv             ? report::format::csv
+      : args.md              ? report::format::markdown
+                             : report::format::table;
   print_leaderboard(std::cout, *db, campaign.id, fmt);
   return 0;
 }

@@ -49,14 +49,13 @@ void print_text(std::ostream& out, const pipeline::rejudge_report& report) {
     for (const auto& r : report.evaluations)
       if (r.result == state::changed)
         out << fmt::format("  {:>10}  {:<32}  {:<30}  {} → {}\n", r.evaluation_id, label(r),
-                           fmt::format("{} → {}", to_string(r.before.v), to_string(r.after.v)),
-                           guard_or_none(r.guard_before), r.guard_after);
+                           fmt::format("{} → {}", to_string(r.before.v), to_string(r.after.v)), guard_or_none(r.guard_before),
+                           r.guard_after);
     for (const auto& r : report.evaluations)
       if (r.result == state::changed) out << fmt::format("  {:>10}  now: {}\n", r.evaluation_id, r.after.reason);
   }
   for (const auto& r : report.evaluations)
-    if (r.result == state::cannot)
-      out << fmt::format("  {:>10}  {}: cannot rejudge: {}\n", r.evaluation_id, label(r), r.missing);
+    if (r.result == state::cannot) out << fmt::format("  {:>10}  {}: cannot rejudge: {}\n", r.evaluation_id, label(r), r.missing);
 }
 
 nlohmann::json outcome_json(const outcome& o) { return {{"verdict", to_string(o.v)}, {"reason", o.reason}}; }
@@ -65,9 +64,13 @@ nlohmann::json to_json(const pipeline::rejudge_report& report) {
   constexpr std::array<const char*, 3> k_states{"changed", "confirmed", "cannot"};
   nlohmann::json evaluations = nlohmann::json::array();
   for (const auto& r : report.evaluations) {
-    nlohmann::json e{{"id", r.evaluation_id}, {"problem", r.problem}, {"model", r.model}, {"sample", r.sample},
+    nlohmann::json e{{"id", r.evaluation_id},
+                     {"problem", r.problem},
+                     {"model", r.model},
+                     {"sample", r.sample},
                      {"state", k_states.at(static_cast<std::size_t>(r.result))},
-                     {"before", outcome_json(r.before)}, {"guard_before", r.guard_before}};
+                     {"before", outcome_json(r.before)},
+                     {"guard_before", r.guard_before}};
     if (r.result == pipeline::rejudged::state::cannot) e["missing"] = r.missing;
     else e.update({{"after", outcome_json(r.after)}, {"guard_after", r.guard_after}});
     evaluations.push_back(std::move(e));

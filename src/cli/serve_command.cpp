@@ -30,7 +30,9 @@ command serve_command() {
             app.add_option("--port", args->port, "TCP port (0 picks a free one)")->envname("ARBITER_PORT")->capture_default_str();
             app.add_option("--host", args->host, "Address to listen on")->envname("ARBITER_HOST")->capture_default_str();
             app.add_option("--poll-ms", args->poll_ms, "How often live pages look at the database")
-                ->envname("ARBITER_POLL_MS")->check(CLI::Range(20, 60000))->capture_default_str();
+                ->envname("ARBITER_POLL_MS")
+                ->check(CLI::Range(20, 60000))
+                ->capture_default_str();
             return [args] {
               server::serve(*args);
               return 0;

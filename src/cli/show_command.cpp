@@ -31,22 +31,22 @@ std::string rerun_command(store::store& db, const store::evaluation_view& v, con
 
 void print_measurements(std::ostream& out, const std::vector<store::measurement_record>& ms) {
   if (ms.empty()) return;
-  out << fmt::format("\n{:<20} {:<10} {:>12} {:>12} {:>12} {:>8} {:>7} {:>8} {:>12} {:>7} {:>7}  {}\n", "shape", "role", "median ms",
-                     "p10 ms", "p90 ms", "samples", "noise", "speedup", "host ms", "SM MHz", "capped", "method");
+  out << fmt::format("\n{:<20} {:<10} {:>12} {:>12} {:>12} {:>8} {:>7} {:>8} {:>12} {:>7} {:>7}  {}\n", "shape", "role",
+                     "median ms", "p10 ms", "p90 ms", "samples", "noise", "speedup", "host ms", "SM MHz", "capped", "method");
   for (const auto& m : ms)
-    out << fmt::format("{:<20} {:<10} {:>12.4f} {:>12.4f} {:>12.4f} {:>8} {:>6.2f}% {:>8} {:>12} {:>7} {:>7}  {}{}\n", m.shape,
-                       m.role == "baseline" ? m.baseline : m.role, m.median_ms, m.p10_ms, m.p90_ms, m.samples,
-                       100 * m.rel_noise, m.speedup ? fmt::format("{:.2f}×", *m.speedup) : "",
-                       m.host_median_ms ? fmt::format("{:.4f}", *m.host_median_ms) : "—",
-                       m.sm_clock_mhz ? fmt::format("{:.0f}", *m.sm_clock_mhz) : "—",
-                       m.sm_clock_mhz ? std::to_string(m.power_capped) : "—", m.method,
-                       m.throttled ? fmt::format(" ({} throttled samples discarded)", m.throttled) : "");
+    out << fmt::format(
+        "{:<20} {:<10} {:>12.4f} {:>12.4f} {:>12.4f} {:>8} {:>6.2f}% {:>8} {:>12} {:>7} {:>7}  {}{}\n", m.shape,
+        m.role == "baseline" ? m.baseline : m.role, m.median_ms, m.p10_ms, m.p90_ms, m.samples, 100 * m.rel_noise,
+        m.speedup ? fmt::format("{:.2f}×", *m.speedup) : "", m.host_median_ms ? fmt::format("{:.4f}", *m.host_median_ms) : "—",
+        m.sm_clock_mhz ? fmt::format("{:.0f}", *m.sm_clock_mhz) : "—", m.sm_clock_mhz ? std::to_string(m.power_capped) : "—",
+        m.method, m.throttled ? fmt::format(" ({} throttled samples discarded)", m.throttled) : "");
 }
 
 void print_failing_cases(std::ostream& out, const nlohmann::json& details) {
   if (!details.contains("cases")) return;
   for (const auto& c : details["cases"])
-    if (!c.value("ok", true)) out << fmt::format("case {} / input set {}: {}\n", c.value("shape", "?"), c.value("input_set", 0), c.value("reason", ""));
+    if (!c.value("ok", true))
+      out << fmt::format("case {} / input set {}: {}\n", c.value("shape", "?"), c.value("input_set", 0), c.value("reason", ""));
 }
 
 // The guard's findings: deciding ones (reject, flag) first, each with its evidence.
@@ -89,7 +89,8 @@ std::string guard_line(const std::string& version) {
 
 void print_text(std::ostream& out, store::store& db, const store::evaluation_view& v, const show_args& args) {
   const auto& r = v.result;
-  out << fmt::format("evaluation {}: {} / {}{}\n", v.id, v.problem, v.model, v.sample ? fmt::format(" (sample {})", v.sample) : "");
+  out << fmt::format("evaluation {}: {} / {}{}\n", v.id, v.problem, v.model,
+                     v.sample ? fmt::format(" (sample {})", v.sample) : "");
   out << fmt::format("campaign   {} (suite {})\n", v.campaign, v.suite);
   out << fmt::format("verdict    {}: {}\n", v.status == "done" ? std::string(to_string(r.result.v)) : v.status, r.result.reason);
   if (r.speedup) out << fmt::format("speedup    {:.3f}× (geometric mean over shapes)\n", *r.speedup);

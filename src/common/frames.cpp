@@ -27,7 +27,7 @@ bool read_number(std::string_view bytes, std::size_t& pos, std::uint64_t& value)
 }
 
 class decoder {
-public:
+ public:
   explicit decoder(std::string_view bytes) : m_bytes(bytes) { m_out.bytes = bytes.size(); }
 
   frame_stream run() {
@@ -35,7 +35,7 @@ public:
     return std::move(m_out);
   }
 
-private:
+ private:
   void next() {
     const std::size_t start = m_pos;
     std::uint64_t seq = 0, length = 0;
@@ -44,7 +44,7 @@ private:
     if (!header_ok) {
       // A header cut off by the end of the stream, with nothing wrong in what is there, is torn.
       const bool at_end = header_end == std::string_view::npos && m_bytes.size() - start <= k_max_header &&
-                          m_bytes.substr(start).find_first_not_of("0123456789 ") == std::string_view::npos;
+          m_bytes.substr(start).find_first_not_of("0123456789 ") == std::string_view::npos;
       if (at_end) m_out.torn_tail = true;
       else fail(start, "not a frame header (<seq> <length> <json>)");
       return;

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 class digest {
-public:
+ public:
   digest() : m_ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
     if (!m_ctx || EVP_DigestInit_ex(m_ctx.get(), EVP_sha256(), nullptr) != 1)
       ARB_THROW(internal_error, "cannot initialise SHA-256");
@@ -34,7 +34,7 @@ public:
     return text;
   }
 
-private:
+ private:
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> m_ctx;
 };
 

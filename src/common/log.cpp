@@ -14,11 +14,16 @@ std::mutex g_mutex;
 
 const char* name_of(level l) {
   switch (l) {
-  case level::debug: return "debug";
-  case level::info: return "info";
-  case level::warn: return "warn";
-  case level::error: return "error";
-  case level::off: return "off";
+  case level::debug:
+    return "debug";
+  case level::info:
+    return "info";
+  case level::warn:
+    return "warn";
+  case level::error:
+    return "error";
+  case level::off:
+    return "off";
   }
   return "?";
 }

@@ -64,13 +64,11 @@ void check(const driver_api& api, cu_result result, const char* call) {
   if (result == cu_success) return;
   const char* text = nullptr;
   if (api.get_error_string != nullptr) api.get_error_string(result, &text);
-  throw probe_failure(std::string(call) + " failed: " + (text != nullptr ? text : "CUDA error") + " (" +
-                      std::to_string(result) + ")");
+  throw probe_failure(std::string(call) + " failed: " + (text != nullptr ? text : "CUDA error") + " (" + std::to_string(result) +
+                      ")");
 }
 
-std::string version_text(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
+std::string version_text(int version) { return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10); }
 
 void describe_device(const driver_api& api, gpu_info& info) {
   cu_device device = 0;

@@ -68,9 +68,8 @@ std::string python_line(const python_info& py) {
 std::string gpu_line(const gpu_info& gpu) {
   if (!gpu.present) return fmt::format("gpu: none ({})", gpu.error);
   constexpr double mib = 1024.0 * 1024.0;
-  return fmt::format("gpu: {} ({} SMs, {:.0f} MiB L2, {:.0f} GiB), driver {}, compute capability {}.{}", gpu.name,
-                     gpu.sm_count, gpu.l2_bytes / mib, gpu.memory_bytes / (mib * 1024.0), gpu.driver_version,
-                     gpu.cc_major, gpu.cc_minor);
+  return fmt::format("gpu: {} ({} SMs, {:.0f} MiB L2, {:.0f} GiB), driver {}, compute capability {}.{}", gpu.name, gpu.sm_count,
+                     gpu.l2_bytes / mib, gpu.memory_bytes / (mib * 1024.0), gpu.driver_version, gpu.cc_major, gpu.cc_minor);
 }
 
 /// "sandbox: bubblewrap (allow-list root), seccomp, cgroup v2 at P (controllers: ...; without v2
@@ -83,10 +82,12 @@ std::string sandbox_line(const sandbox::host_isolation& host) {
   std::string v1; // the limits the v2 lacks, and where they come from instead
   for (auto const& entry : host.cgroup_v1) v1 += (v1.empty() ? "" : ", ") + entry;
   if (!v1.empty()) v1 = "; without v2 controller: " + v1;
-  if (!host.cgroup) return line + fmt::format(", no cgroup v2 ({}; survivors die with the PID namespace{})", host.cgroup_parent, v1);
+  if (!host.cgroup)
+    return line + fmt::format(", no cgroup v2 ({}; survivors die with the PID namespace{})", host.cgroup_parent, v1);
   std::string controllers;
   for (auto const& name : host.cgroup_controllers) controllers += (controllers.empty() ? "" : " ") + name;
-  return line + fmt::format(", cgroup v2 at {} (controllers: {}{})", host.cgroup_parent, controllers.empty() ? "none" : controllers, v1);
+  return line +
+      fmt::format(", cgroup v2 at {} (controllers: {}{})", host.cgroup_parent, controllers.empty() ? "none" : controllers, v1);
 }
 
 } // namespace

@@ -23,9 +23,10 @@ json hardware_json(store::store& db, std::int64_t hardware_id) {
   for (const auto& hw : db.hardware_list()) {
     if (hw.id != hardware_id) continue;
     const auto& r = hw.record;
-    return {{"fingerprint", r.fingerprint}, {"device", r.device}, {"gpu_name", r.gpu_name}, {"sm_count", r.sm_count},
-            {"l2_bytes", r.l2_bytes}, {"memory_bytes", r.memory_bytes}, {"driver", r.driver}, {"cuda", r.cuda},
-            {"torch", r.torch}, {"python", r.python}, {"host", r.host}, {"json", r.json}};
+    return {{"fingerprint", r.fingerprint}, {"device", r.device},     {"gpu_name", r.gpu_name},
+            {"sm_count", r.sm_count},       {"l2_bytes", r.l2_bytes}, {"memory_bytes", r.memory_bytes},
+            {"driver", r.driver},           {"cuda", r.cuda},         {"torch", r.torch},
+            {"python", r.python},           {"host", r.host},         {"json", r.json}};
   }
   return nullptr;
 }
@@ -54,9 +55,16 @@ void copy_solution(const fs::path& from, const fs::path& to, const std::string& 
 
 json entry_json(store::store& db, const store::evaluation_row& e) {
   const auto view = db.evaluation(e.id);
-  return {{"problem", e.problem}, {"model", e.model}, {"org", e.org}, {"sample", e.sample}, {"hash", e.solution_hash},
-          {"path", solution_folder(e)}, {"verdict", to_string(*e.v)}, {"reason", e.reason},
-          {"speedup", e.speedup ? json(*e.speedup) : json(nullptr)}, {"wall_s", e.wall_s},
+  return {{"problem", e.problem},
+          {"model", e.model},
+          {"org", e.org},
+          {"sample", e.sample},
+          {"hash", e.solution_hash},
+          {"path", solution_folder(e)},
+          {"verdict", to_string(*e.v)},
+          {"reason", e.reason},
+          {"speedup", e.speedup ? json(*e.speedup) : json(nullptr)},
+          {"wall_s", e.wall_s},
           {"details", view ? view->result.details_json : "{}"},
           {"measurements", measurements_json(view ? view->result.measurements : std::vector<store::measurement_record>{})}};
 }
@@ -74,7 +82,9 @@ store::evaluation_result result_from(const json& entry, const fs::path& file) {
   store::evaluation_result r;
   const std::string name = field(entry, "verdict", file).get<std::string>();
   const auto v = verdict_from_string(name);
-  if (!v) bad_index(file, fmt::format("entry {}/{}: unknown verdict '{}'", entry.value("problem", "?"), entry.value("model", "?"), name));
+  if (!v)
+    bad_index(file,
+              fmt::format("entry {}/{}: unknown verdict '{}'", entry.value("problem", "?"), entry.value("model", "?"), name));
   r.result = {*v, entry.value("reason", "")};
   if (entry.contains("speedup") && entry["speedup"].is_number()) r.speedup = entry["speedup"].get<double>();
   r.wall_s = entry.value("wall_s", 0.0);
@@ -107,17 +117,27 @@ std::size_t write_kernelarena(store::store& db, std::int64_t campaign_id, const 
   const auto campaign = db.campaign(campaign_id);
   json problems = json::array();
   for (const auto& p : db.campaign_problems(campaign_id))
-    problems.push_back({{"id", p.record.key}, {"title", p.record.title}, {"level", p.record.level}, {"hash", p.record.hash}, {"spec", p.record.json}});
+    problems.push_back({{"id", p.record.key},
+                        {"title", p.record.title},
+                        {"level", p.record.level},
+                        {"hash", p.record.hash},
+                        {"spec", p.record.json}});
   json entries = json::array();
   for (const auto& e : db.evaluation_rows(campaign_id)) {
     if (e.status != "done" || !e.v) continue; // an unfinished evaluation has nothing to re-import
     copy_solution(e.solution_path, dir / solution_folder(e), e.meta_json);
     entries.push_back(entry_json(db, e));
   }
-  const json index = {{"format", "kernelarena"}, {"version", k_index_version}, {"suite", campaign->suite},
-                      {"campaign", campaign->name}, {"device", campaign->device}, {"ranked_by", board["ranked_by"]},
-                      {"hardware", hardware_json(db, campaign->hardware_id)}, {"problems", problems},
-                      {"entries", entries}, {"leaderboard", board["rows"]}};
+  const json index = {{"format", "kernelarena"},
+                      {"version", k_index_version},
+                      {"suite", campaign->suite},
+                      {"campaign", campaign->name},
+                      {"device", campaign->device},
+                      {"ranked_by", board["ranked_by"]},
+                      {"hardware", hardware_json(db, campaign->hardware_id)},
+                      {"problems", problems},
+                      {"entries", entries},
+                      {"leaderboard", board["rows"]}};
   fs::create_directories(dir);
   std::ofstream out(dir / "index.json");
   out << index.dump(2) << '\n';
@@ -136,14 +156,16 @@ store::campaign_record import_kernelarena(store::store& db, const fs::path& dir,
   wanted.name = campaign_name.empty() ? field(index, "campaign", file).get<std::string>() : campaign_name;
   wanted.suite = suite;
   wanted.device = index.value("device", "");
-  if (index.contains("hardware") && index["hardware"].is_object()) wanted.hardware_id = db.upsert_hardware(hardware_from(index["hardware"]));
+  if (index.contains("hardware") && index["hardware"].is_object())
+    wanted.hardware_id = db.upsert_hardware(hardware_from(index["hardware"]));
   wanted.config_json = json{{"imported_from", fs::absolute(dir).string()}}.dump();
   wanted.status = "finished";
   const store::campaign_record campaign = db.open_campaign(wanted);
   std::map<std::string, std::int64_t> problem_ids;
   for (const auto& p : field(index, "problems", file)) {
     const std::string key = field(p, "id", file).get<std::string>();
-    problem_ids[key] = db.upsert_problem({suite, key, p.value("hash", key), p.value("title", ""), p.value("level", 1), p.value("spec", "{}")});
+    problem_ids[key] =
+        db.upsert_problem({suite, key, p.value("hash", key), p.value("title", ""), p.value("level", 1), p.value("spec", "{}")});
   }
   std::vector<std::int64_t> ids;
   for (const auto& [key, id] : problem_ids) ids.push_back(id);
@@ -156,8 +178,10 @@ store::campaign_record import_kernelarena(store::store& db, const fs::path& dir,
     const fs::path folder = fs::absolute(dir / entry.value("path", ""));
     std::ifstream meta_in(folder / "meta.json");
     const json meta = meta_in ? json::parse(meta_in, nullptr, false) : json::object();
-    const std::int64_t solution_id = db.upsert_solution(problem_ids[problem], model_id,
-        {model, entry.value("sample", 0), field(entry, "hash", file).get<std::string>(), folder.string(), meta.is_object() ? meta.dump() : "{}"});
+    const std::int64_t solution_id =
+        db.upsert_solution(problem_ids[problem], model_id,
+                           {model, entry.value("sample", 0), field(entry, "hash", file).get<std::string>(), folder.string(),
+                            meta.is_object() ? meta.dump() : "{}"});
     if (db.finished_evaluation(campaign.id, solution_id)) continue;
     db.finish_evaluation(db.begin_evaluation(campaign.id, solution_id), result_from(entry, file));
   }

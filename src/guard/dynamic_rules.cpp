@@ -61,7 +61,8 @@ void work_findings(const run_evidence& e, std::vector<finding>& out) {
     out.push_back(dynamic("T5", severity::reject,
                           fmt::format("shape {}: timed calls took {:.4g} ms (median) where a call on inputs it had not seen "
                                       "took {:.4g} ms at the fastest ({:.0f}× more): work done before the timed calls or "
-                                      "skipped in them", w.shape, w.timed_ms, w.fresh_ms, w.fresh_ms / std::max(w.timed_ms, 1e-9))));
+                                      "skipped in them",
+                                      w.shape, w.timed_ms, w.fresh_ms, w.fresh_ms / std::max(w.timed_ms, 1e-9))));
     return; // one finding says it
   }
 }
@@ -69,11 +70,13 @@ void work_findings(const run_evidence& e, std::vector<finding>& out) {
 // T4 in native code: the loop's clock ran at another rate than the kernel's monotonic clock.
 void clock_findings(const run_evidence& e, std::vector<finding>& out) {
   for (const auto& c : e.clocks) {
-    if (c.kernel_clock_s < k_clock_min_span_s || std::abs(c.sample_clock_s / c.kernel_clock_s - 1.0) <= k_clock_tolerance) continue;
-    out.push_back(dynamic("T4", severity::reject,
-                          fmt::format("shape {}: the timing loop's clock counted {:.4g} s where the kernel's monotonic clock "
-                                      "(read by a raw syscall) counted {:.4g} s: the clock ran at {:.3g}× (patched in the process)",
-                                      c.shape, c.sample_clock_s, c.kernel_clock_s, c.sample_clock_s / c.kernel_clock_s)));
+    if (c.kernel_clock_s < k_clock_min_span_s || std::abs(c.sample_clock_s / c.kernel_clock_s - 1.0) <= k_clock_tolerance)
+      continue;
+    out.push_back(
+        dynamic("T4", severity::reject,
+                fmt::format("shape {}: the timing loop's clock counted {:.4g} s where the kernel's monotonic clock "
+                            "(read by a raw syscall) counted {:.4g} s: the clock ran at {:.3g}× (patched in the process)",
+                            c.shape, c.sample_clock_s, c.kernel_clock_s, c.sample_clock_s / c.kernel_clock_s)));
     return;
   }
 }
@@ -92,16 +95,18 @@ void outside_findings(const run_evidence& e, std::vector<finding>& out) {
         out.push_back(dynamic("T4", severity::info,
                               fmt::format("shape {}: the record claims {:.4g} ms per call; the kernel's account of the "
                                           "outside batch saw {:.4g} ms per call over {} calls (over {:.1f}× the claim plus "
-                                          "{:.3g} ms of slack): the shape is scored by {:.4g} ms", o.shape, o.claimed_ms,
-                                          o.per_call_ms, o.calls, k_outside_score_tolerance, o.slack_ms, *confirmed_ms)));
+                                          "{:.3g} ms of slack): the shape is scored by {:.4g} ms",
+                                          o.shape, o.claimed_ms, o.per_call_ms, o.calls, k_outside_score_tolerance, o.slack_ms,
+                                          *confirmed_ms)));
       continue;
     }
-    const char* const witness = o.witness == "cpu" ? "the kernel's account of the evaluation's CPU time saw"
-                                                   : "the orchestrator's clock saw";
+    const char* const witness =
+        o.witness == "cpu" ? "the kernel's account of the evaluation's CPU time saw" : "the orchestrator's clock saw";
     out.push_back(dynamic("T4", severity::reject,
                           fmt::format("shape {}: {} {:.4g} ms per call over {} calls on input sets handed over at its "
                                       "go; the timing record claims {:.4g} ms ({:.1f}× less; at most {:.4g} ms per call "
-                                      "is honest noise)", o.shape, witness, o.per_call_ms, o.calls, o.claimed_ms,
+                                      "is honest noise)",
+                                      o.shape, witness, o.per_call_ms, o.calls, o.claimed_ms,
                                       o.per_call_ms / std::max(o.claimed_ms, 1e-9), allowed_ms)));
     return;
   }
@@ -119,16 +124,20 @@ std::vector<finding> dynamic_findings(const run_evidence& e) {
   std::vector<finding> out;
   if (!e.thread_leaks.empty())
     // The runner's own census, in the candidate's process: alive is not busy, so evidence only.
-    out.push_back(dynamic("T2", severity::info, "threads alive after the calls (the runner's census): " + joined(e.thread_leaks)));
+    out.push_back(
+        dynamic("T2", severity::info, "threads alive after the calls (the runner's census): " + joined(e.thread_leaks)));
   if (!e.busy_after_answer.empty())
-    out.push_back(dynamic("T2", severity::reject, "work outlives the calls (the kernel's account of its CPU time while the "
-                                                  "runner waited after its answer): " + joined(e.busy_after_answer)));
+    out.push_back(dynamic("T2", severity::reject,
+                          "work outlives the calls (the kernel's account of its CPU time while the "
+                          "runner waited after its answer): " +
+                              joined(e.busy_after_answer)));
   if (!e.patched.empty()) {
     const bool harness = e.patched.front().find("arbiter_runner") != std::string::npos;
     out.push_back(dynamic(harness ? "H3" : "T4", severity::reject, "replaced while it ran: " + joined(e.patched)));
   }
   if (!e.output_types.empty())
-    out.push_back(dynamic("T3", severity::reject, "returns a tensor that is not exactly torch.Tensor: " + joined(e.output_types)));
+    out.push_back(
+        dynamic("T3", severity::reject, "returns a tensor that is not exactly torch.Tensor: " + joined(e.output_types)));
   if (!e.aliases.empty() && !e.reference_aliases)
     out.push_back(dynamic("S1", severity::reject, "returns storage shared with an input: " + joined(e.aliases)));
   if (e.inputs_mutated && !e.reference_mutates)

@@ -26,9 +26,12 @@ bool decides(const outcome& base, const finding& f) {
 
 std::string_view to_string(severity s) {
   switch (s) {
-  case severity::info: return "info";
-  case severity::flag: return "flag";
-  case severity::reject: return "reject";
+  case severity::info:
+    return "info";
+  case severity::flag:
+    return "flag";
+  case severity::reject:
+    return "reject";
   }
   return "info";
 }

@@ -20,13 +20,13 @@ void stream_findings(const probe_evidence& e, const probe_shape& s, std::vector<
   if (s.samples_off_stream > 0 && !e.extra_streams)
     out.push_back(probe_finding("T1", severity::reject,
                                 fmt::format("shape {}: {} kernels, copies or memsets on streams other than the harness's "
-                                            "in {} of {} timed calls", s.shape, s.off_stream_work, s.samples_off_stream,
-                                            s.samples)));
+                                            "in {} of {} timed calls",
+                                            s.shape, s.off_stream_work, s.samples_off_stream, s.samples)));
   if (s.samples_escaping > 0)
     out.push_back(probe_finding("T1", severity::flag,
                                 fmt::format("shape {}: device work still ran after {} of {} timed calls had been waited for "
-                                            "(up to {:.1f} µs later)", s.shape, s.samples_escaping, s.samples,
-                                            static_cast<double>(s.escape_max_ns) / 1e3)));
+                                            "(up to {:.1f} µs later)",
+                                            s.shape, s.samples_escaping, s.samples, static_cast<double>(s.escape_max_ns) / 1e3)));
 }
 
 // T5: correct outputs with no GPU work in any timed call, while the correctness calls had some:
@@ -35,7 +35,8 @@ void idle_findings(const probe_evidence& e, const probe_shape& s, std::vector<fi
   if (!e.complete || s.samples == 0 || s.samples_without_kernels < s.samples || s.cases_with_kernels == 0) return;
   out.push_back(probe_finding("T5", severity::flag,
                               fmt::format("shape {}: no kernel ran in any of {} timed calls, while {} of {} correctness "
-                                          "calls ran kernels", s.shape, s.samples, s.cases_with_kernels, s.cases)));
+                                          "calls ran kernels",
+                                          s.shape, s.samples, s.cases_with_kernels, s.cases)));
 }
 
 // T4: the two clocks of the timed calls disagree, either way. A timer short of the span missed work
@@ -47,14 +48,14 @@ void timing_findings(const probe_shape& s, std::vector<finding>& out) {
   if (agreement == clock_agreement::timer_short)
     out.push_back(probe_finding("T4", severity::flag,
                                 fmt::format("shape {}: the timer reports {:.4f} ms, the GPU ran the call's kernels for "
-                                            "{:.4f} ms (median of the timed calls)", s.shape, *s.reported_median_ms,
-                                            *s.span_median_ms)));
+                                            "{:.4f} ms (median of the timed calls)",
+                                            s.shape, *s.reported_median_ms, *s.span_median_ms)));
   else if (agreement == clock_agreement::timer_long)
     out.push_back(probe_finding("T4", severity::flag,
                                 fmt::format("shape {}: the timer reports {:.4f} ms, the probe saw {:.4f} ms of device work "
                                             "(median of the timed calls, launch allowance {:.3f} ms): work the probe "
-                                            "did not see", s.shape, *s.reported_median_ms, *s.span_median_ms,
-                                            k_launch_allowance_ms)));
+                                            "did not see",
+                                            s.shape, *s.reported_median_ms, *s.span_median_ms, k_launch_allowance_ms)));
 }
 
 // The probe's bookkeeping against the runtime's: one "sample" window per sample the record
@@ -66,27 +67,28 @@ void bookkeeping_findings(const probe_evidence& e, const probe_shape& s, std::ve
       (s.sample_windows != *s.expected_samples || s.sample_indices_missing > 0 || s.sample_indices_extra > 0))
     out.push_back(probe_finding("T4", severity::flag,
                                 fmt::format("shape {}: the runtime timed {} samples, the probe kept {} sample windows "
-                                            "({} indices missing, {} out of range or repeated)", s.shape,
-                                            *s.expected_samples, s.sample_windows, s.sample_indices_missing,
+                                            "({} indices missing, {} out of range or repeated)",
+                                            s.shape, *s.expected_samples, s.sample_windows, s.sample_indices_missing,
                                             s.sample_indices_extra)));
   if (s.outside_timed_kernels > k_outside_kernels_allowed && 2 * s.outside_timed_kernels >= static_cast<std::uint64_t>(s.samples))
     out.push_back(probe_finding("T1", severity::flag,
                                 fmt::format("shape {}: {} kernels ({:.1f} µs) ran outside every window between its {} "
-                                            "timed calls", s.shape, s.outside_timed_kernels,
-                                            static_cast<double>(s.outside_timed_busy_ns) / 1e3, s.samples)));
+                                            "timed calls",
+                                            s.shape, s.outside_timed_kernels, static_cast<double>(s.outside_timed_busy_ns) / 1e3,
+                                            s.samples)));
   if (!e.complete) return;
   if (s.samples_missing_records > 0)
-    out.push_back(probe_finding("H3", severity::reject,
-                                fmt::format("shape {}: in {} of {} timed calls the driver returned {} kernel launches "
-                                            "that left no kernel record ({} calls with launches or copies and no "
-                                            "record at all): the probe's activity record was switched off", s.shape,
-                                            s.samples_missing_records, s.samples, s.launches_unrecorded,
-                                            s.samples_unrecorded)));
+    out.push_back(
+        probe_finding("H3", severity::reject,
+                      fmt::format("shape {}: in {} of {} timed calls the driver returned {} kernel launches "
+                                  "that left no kernel record ({} calls with launches or copies and no "
+                                  "record at all): the probe's activity record was switched off",
+                                  s.shape, s.samples_missing_records, s.samples, s.launches_unrecorded, s.samples_unrecorded)));
   if (s.reference_runs_kernels && s.samples > 0 && 2 * s.samples_transfer_only >= s.samples)
     out.push_back(probe_finding("T5", severity::flag,
                                 fmt::format("shape {}: {} of {} timed calls ran copies or memsets and no kernel, while "
-                                            "the reference's timed calls run kernels", s.shape, s.samples_transfer_only,
-                                            s.samples)));
+                                            "the reference's timed calls run kernels",
+                                            s.shape, s.samples_transfer_only, s.samples)));
 }
 
 // H3: the witness itself was reached: markers without the run's token, claims of the token after
@@ -95,11 +97,12 @@ void witness_findings(const probe_witness& w, std::vector<finding>& out) {
   if (w.forged_markers > 0 || w.refused_claims > 0)
     out.push_back(probe_finding("H3", severity::reject,
                                 fmt::format("{} probe markers without the run's token were ignored, {} claims of the "
-                                            "token after the runtime's were refused", w.forged_markers, w.refused_claims)));
+                                            "token after the runtime's were refused",
+                                            w.forged_markers, w.refused_claims)));
   if (w.callbacks_disabled > 0)
-    out.push_back(probe_finding("H3", severity::reject,
-                                fmt::format("the probe found {} of its callbacks disabled at its markers: {}",
-                                            w.callbacks_disabled, w.notes)));
+    out.push_back(probe_finding(
+        "H3", severity::reject,
+        fmt::format("the probe found {} of its callbacks disabled at its markers: {}", w.callbacks_disabled, w.notes)));
   if (w.windows_dropped > 0)
     out.push_back(probe_finding("T4", severity::flag,
                                 fmt::format("the probe's window table overflowed: {} windows were not kept", w.windows_dropped)));
@@ -111,8 +114,8 @@ void library_findings(const probe_evidence& e, std::vector<finding>& out) {
   if (e.libraries || e.library_kernels.empty()) return;
   std::string names;
   for (const auto& name : e.library_kernels) names += (names.empty() ? "" : ", ") + name.substr(0, 96);
-  out.push_back(probe_finding("B1", severity::reject,
-                              "the calls launched vendor-library kernels; [rules] libraries = false: " + names));
+  out.push_back(
+      probe_finding("B1", severity::reject, "the calls launched vendor-library kernels; [rules] libraries = false: " + names));
 }
 
 void launch_findings(const probe_evidence& e, std::vector<finding>& out) {
@@ -133,13 +136,12 @@ void launch_findings(const probe_evidence& e, std::vector<finding>& out) {
 
 bool library_kernel(std::string_view name) {
   std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   // PyTorch's own GEMMs behind its private ops count too: tinygemm (_weight_int4pack_mm), the
   // int8 weight-only GEMV (_weight_int8pack_mm), FBGEMM's quantised GEMMs.
-  for (std::string_view marker : {"nvjet", "xmma", "cutlass", "cublas", "cudnn", "pytorch_flash::", "gemv2t_kernel",
-                                  "gemv2n_kernel", "gemmsn_", "gemmk1_kernel", "splitkreduce_kernel", "at::native::tinygemm",
-                                  "at::native::weight_int8pack_mm_kernel", "fbgemm_gpu::"})
+  for (std::string_view marker :
+       {"nvjet", "xmma", "cutlass", "cublas", "cudnn", "pytorch_flash::", "gemv2t_kernel", "gemv2n_kernel", "gemmsn_",
+        "gemmk1_kernel", "splitkreduce_kernel", "at::native::tinygemm", "at::native::weight_int8pack_mm_kernel", "fbgemm_gpu::"})
     if (lower.find(marker) != std::string::npos) return true;
   // cuBLAS's architecture-named kernels: ampere_bf16_s16816gemm_…, sm80_…gemm…, volta_sgemm_…
   for (std::string_view arch : {"ampere_", "volta_", "turing_", "maxwell_", "sm80_", "sm86_", "sm89_", "sm90_", "sm100_"})
@@ -148,7 +150,8 @@ bool library_kernel(std::string_view name) {
 }
 
 clock_agreement compare_clocks(double span_ms, double timer_ms, double rel_noise, bool held) {
-  const double tolerance_ms = std::max({k_probe_clock_tolerance * span_ms, k_probe_clock_noise_factor * rel_noise * span_ms, k_probe_clock_floor_ms});
+  const double tolerance_ms =
+      std::max({k_probe_clock_tolerance * span_ms, k_probe_clock_noise_factor * rel_noise * span_ms, k_probe_clock_floor_ms});
   if (span_ms - timer_ms > tolerance_ms) return clock_agreement::timer_short;
   if (held && timer_ms - span_ms > tolerance_ms + k_launch_allowance_ms) return clock_agreement::timer_long;
   return clock_agreement::agree;

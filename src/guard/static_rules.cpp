@@ -46,7 +46,8 @@ constexpr std::array<kind_rule, 22> k_kind_rules{{
     // The probe that witnesses the timed calls shares the process: its library, its CUPTI state and
     // the driver's entry points are reached through the loader (dlsym, dl_iterate_phdr, link_map,
     // the GOT), CUPTI itself or the environment. Evidence beside the probe's own checks, not instead.
-    {"native_reach", "H3", severity::reject, "reaches into the loader, the driver's entry points, CUPTI or the environment from native code"},
+    {"native_reach", "H3", severity::reject,
+     "reaches into the loader, the driver's entry points, CUPTI or the environment from native code"},
     {"exit", "H2", severity::reject, "exits or signals the process"},
     {"file_write", "H1", severity::reject, "writes outside its own folder"},
     {"file_list", "H4", severity::reject, "lists folders outside its own"},
@@ -92,14 +93,16 @@ void kind_findings(const std::vector<fact>& facts, std::vector<finding>& out) {
     if (f.kind == "monkeypatch") {
       const bool harness = f.what.find("arbiter") != std::string::npos;
       const std::string pattern = harness ? "H3" : "T4";
-      const std::string says = harness ? "replaces part of the harness" : timing_target(f.what) ? "patches a timer or synchronisation" : "patches a foreign module";
+      const std::string says = harness ? "replaces part of the harness"
+          : timing_target(f.what)      ? "patches a timer or synchronisation"
+                                       : "patches a foreign module";
       out.push_back({pattern, severity::reject, says + ": " + at(f), "static"});
     }
     if (f.kind == "timer_symbol")
       out.push_back({"T4", severity::reject, "names a timing symbol a patch would target: " + at(f), "static"});
     if (f.kind == "harness")
-      out.push_back({"H3", severity::reject, "reaches for the harness (its modules, job file, channel or exchange): " + at(f),
-                     "static"});
+      out.push_back(
+          {"H3", severity::reject, "reaches for the harness (its modules, job file, channel or exchange): " + at(f), "static"});
     if (f.kind == "seed" && f.function != "<module>" && f.function != "__init__")
       out.push_back({"S6", severity::reject, "seeds a random generator at call time (predicting inputs): " + at(f), "static"});
   }
@@ -115,15 +118,17 @@ void rule_findings(const std::vector<fact>& facts, const catalog::rules& rules, 
     if (f.kind == "stream" && !rules.extra_streams)
       out.push_back({"T1", severity::reject, "creates a stream; [rules] extra_streams = false: " + at(f), "static"});
     else if (f.kind == "stream" && !joined)
-      out.push_back({"T1", severity::reject, "creates a stream and never joins it (no wait_stream, wait_event or synchronize): " + at(f), "static"});
+      out.push_back({"T1", severity::reject,
+                     "creates a stream and never joins it (no wait_stream, wait_event or synchronize): " + at(f), "static"});
     if (f.kind == "graph" && !rules.cuda_graphs)
       out.push_back({"T8", severity::reject, "uses CUDA graphs; [rules] cuda_graphs = false: " + at(f), "static"});
     if (f.kind == "library" && !rules.libraries)
       out.push_back({"B1", severity::reject, "calls a library-backed op; [rules] libraries = false: " + at(f), "static"});
     if (f.kind == "computed_op") // which op runs cannot be read: forbidden where the rules restrict ops
-      out.push_back({"B1", !rules.libraries || !rules.forbid.empty() ? severity::flag : severity::info,
-                     "looks up a torch op by a name computed at run time, which [rules] libraries and forbid cannot check: " + at(f),
-                     "static"});
+      out.push_back(
+          {"B1", !rules.libraries || !rules.forbid.empty() ? severity::flag : severity::info,
+           "looks up a torch op by a name computed at run time, which [rules] libraries and forbid cannot check: " + at(f),
+           "static"});
   }
 }
 

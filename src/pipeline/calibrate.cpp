@@ -67,8 +67,10 @@ nlohmann::json read_calibration(std::istream& events, const sandbox::process_res
   if (!got.error.is_null()) error = "the calibration failed: " + detail::error_line(got.error);
   else if (!clean) error = "the calibration process " + sandbox::describe(process) + " before finishing";
   if (!error.empty()) return nullptr;
-  nlohmann::json peaks{{"flops_per_s", nlohmann::json::object()}, {"measurements", got.measurements},
-                       {"skipped", got.skipped}, {"measured_at", utc_now()}};
+  nlohmann::json peaks{{"flops_per_s", nlohmann::json::object()},
+                       {"measurements", got.measurements},
+                       {"skipped", got.skipped},
+                       {"measured_at", utc_now()}};
   for (const auto& m : got.measurements) {
     if (m.value("kind", "") == "copy") peaks["bytes_per_s"] = m["rate"];
     if (m.value("kind", "") == "gemm") peaks["flops_per_s"][m.value("dtype", "?")] = m["rate"];
@@ -83,8 +85,8 @@ nlohmann::json read_calibration(std::istream& events, const sandbox::process_res
   return error.empty() ? peaks : nlohmann::json();
 }
 
-peaks_run measure_peaks(const std::string& device, const std::string& python, const fs::path& work_dir,
-                        double timeout_s, sandbox::process_runner& runner) {
+peaks_run measure_peaks(const std::string& device, const std::string& python, const fs::path& work_dir, double timeout_s,
+                        sandbox::process_runner& runner) {
   eval_options options;
   options.python = python;
   options.timeout_s = timeout_s;
@@ -93,10 +95,13 @@ peaks_run measure_peaks(const std::string& device, const std::string& python, co
   fs::remove_all(work_dir);
   fs::create_directories(work_dir / "home");
   const fs::path job_file = work_dir / "job.json";
-  detail::write_json(job_file, {{"mode", "calibrate"}, {"device", device}, {"runtime_lib", paths.runtime_lib.string()},
-                                {"events_file", (work_dir / "events.jsonl").string()},
-                                {"timing_dir", (work_dir / "timing").string()},
-                                {"timing", detail::job_timing(k_calibration_timing, device)}});
+  detail::write_json(job_file,
+                     {{"mode", "calibrate"},
+                      {"device", device},
+                      {"runtime_lib", paths.runtime_lib.string()},
+                      {"events_file", (work_dir / "events.jsonl").string()},
+                      {"timing_dir", (work_dir / "timing").string()},
+                      {"timing", detail::job_timing(k_calibration_timing, device)}});
   ARB_INFO("calibrate", "measuring copy bandwidth and GEMM rates on {}", device);
   const auto spec = detail::runner_spec(ctx, "calibrate", job_file, work_dir, work_dir / "home", work_dir / "cache");
   const sandbox::process_result process = runner.run(spec);
@@ -109,9 +114,8 @@ peaks_run measure_peaks(const std::string& device, const std::string& python, co
   return run;
 }
 
-peaks_run calibrate_hardware(store::store& db, std::int64_t hardware_id, const std::string& device,
-                             const std::string& python, const fs::path& work_dir, double timeout_s,
-                             sandbox::process_runner& runner) {
+peaks_run calibrate_hardware(store::store& db, std::int64_t hardware_id, const std::string& device, const std::string& python,
+                             const fs::path& work_dir, double timeout_s, sandbox::process_runner& runner) {
   peaks_run run = measure_peaks(device, python, work_dir, timeout_s, runner);
   if (run.error.empty()) db.merge_hardware_json(hardware_id, nlohmann::json{{"peaks", run.peaks}}.dump());
   return run;

@@ -30,7 +30,9 @@ std::string choose_device(const std::string& wanted, const doctor::environment& 
   if (wanted.empty()) return gpu ? "cuda" : "cpu";
   require_device(wanted, "--device");
   if (wanted == "cuda" && !gpu)
-    ARB_THROW(config_error, "--device cuda: no usable GPU (" + (env.gpu.present ? "torch " + env.python.torch_version + " has no CUDA" : env.gpu.error) + ")");
+    ARB_THROW(config_error,
+              "--device cuda: no usable GPU (" +
+                  (env.gpu.present ? "torch " + env.python.torch_version + " has no CUDA" : env.gpu.error) + ")");
   return wanted;
 }
 
@@ -55,16 +57,24 @@ std::vector<std::uint64_t> draw_seeds(int count) {
 }
 
 nlohmann::json campaign_config(const eval_options& o, const std::string& device) {
-  return {{"suite_dir", o.suite_dir.string()}, {"solutions_dir", o.solutions_dir.string()}, {"device", device},
-          {"num_seeds", o.num_seeds}, {"timeout_s", o.timeout_s}, {"weights_seed", o.weights_seed},
-          {"python", o.python}, {"models", o.models}, {"problems", o.problems}, {"sandbox", o.sandbox},
-          {"prebuild", o.prebuild}, {"static_rules", o.static_rules}};
+  return {{"suite_dir", o.suite_dir.string()},
+          {"solutions_dir", o.solutions_dir.string()},
+          {"device", device},
+          {"num_seeds", o.num_seeds},
+          {"timeout_s", o.timeout_s},
+          {"weights_seed", o.weights_seed},
+          {"python", o.python},
+          {"models", o.models},
+          {"problems", o.problems},
+          {"sandbox", o.sandbox},
+          {"prebuild", o.prebuild},
+          {"static_rules", o.static_rules}};
 }
 
 store::campaign_record open_campaign(campaign_state& st, const catalog::suite& s, store::store& db, std::int64_t hardware_id) {
   store::campaign_record wanted;
   wanted.name = st.options.campaign.empty() ? s.name + "/" + st.device + "/" + st.hardware.fingerprint.substr(0, 8) +
-                                                  (st.options.static_rules ? "" : "/static-rules-off")
+          (st.options.static_rules ? "" : "/static-rules-off")
                                             : st.options.campaign;
   wanted.suite = s.name;
   wanted.device = st.device;
@@ -73,14 +83,17 @@ store::campaign_record open_campaign(campaign_state& st, const catalog::suite& s
   wanted.seeds = draw_seeds(st.options.num_seeds);
   store::campaign_record got = db.open_campaign(wanted);
   if (got.suite != s.name || got.device != st.device)
-    ARB_THROW(config_error, "campaign '" + got.name + "' belongs to suite " + got.suite + " on " + got.device +
-                                "; choose another --campaign name");
+    ARB_THROW(config_error,
+              "campaign '" + got.name + "' belongs to suite " + got.suite + " on " + got.device +
+                  "; choose another --campaign name");
   const auto config = nlohmann::json::parse(got.config_json.empty() ? "{}" : got.config_json, nullptr, false);
   if (config.is_object() && config.value("static_rules", true) != st.options.static_rules)
-    ARB_THROW(config_error, "campaign '" + got.name + "' was judged with the static rules " +
-                                (st.options.static_rules ? "off" : "on") + "; choose another --campaign name");
+    ARB_THROW(config_error,
+              "campaign '" + got.name + "' was judged with the static rules " + (st.options.static_rules ? "off" : "on") +
+                  "; choose another --campaign name");
   if (static_cast<int>(got.seeds.size()) != st.options.num_seeds)
-    ARB_THROW(config_error, "campaign '" + got.name + "' was created with " + std::to_string(got.seeds.size()) + " seeds; --seeds must match");
+    ARB_THROW(config_error,
+              "campaign '" + got.name + "' was created with " + std::to_string(got.seeds.size()) + " seeds; --seeds must match");
   return got;
 }
 
@@ -90,7 +103,7 @@ store::problem_record problem_row(const catalog::suite& s, const catalog::proble
 
 /// Seconds since the last lap (or construction).
 class stopwatch {
-public:
+ public:
   double lap() {
     const auto now = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(now - m_last).count();
@@ -98,7 +111,7 @@ public:
     return seconds;
   }
 
-private:
+ private:
   std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
 };
 
@@ -149,8 +162,9 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
   }
   std::optional<detail::started_candidate> ahead = queue.take(idx);
   wall["started_ahead"] = ahead.has_value();
-  detail::started_candidate own = ahead ? std::move(*ahead)
-                                        : detail::start_candidate(*item.ctx, *item.solution, reference.dir, eval_dir, st.data_dir, queue.runner());
+  detail::started_candidate own = ahead
+      ? std::move(*ahead)
+      : detail::start_candidate(*item.ctx, *item.solution, reference.dir, eval_dir, st.data_dir, queue.runner());
   // No compile on the GPU's time: the candidate imports its solution once the build is done.
   const detail::build_wait build = st.builds.wait ? builds.wait_for(*item.solution) : detail::build_wait{};
   if (!build.by.empty()) wall["build_wait_s"] = build.waited_s;
@@ -178,8 +192,8 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
 
 // An error of arbiter's own while evaluating one solution (a file it cannot write, evidence it cannot
 // parse) ends that evaluation as crashed, with the error, and the campaign goes on to the next.
-store::evaluation_result evaluate_contained(const campaign_state& st, detail::lookahead& queue,
-                                            detail::prebuilder& builds, std::size_t idx) {
+store::evaluation_result evaluate_contained(const campaign_state& st, detail::lookahead& queue, detail::prebuilder& builds,
+                                            std::size_t idx) {
   try {
     return evaluate(st, queue, builds, idx);
   } catch (const std::exception& e) {
@@ -222,14 +236,15 @@ int prestart_depth(const campaign_state& st) {
 std::vector<detail::queued_evaluation> queue_evaluations(const campaign_state& st, const catalog::suite& s,
                                                          const std::vector<catalog::solution>& solutions,
                                                          const std::map<std::string, std::int64_t>& problem_ids,
-                                                         std::map<std::string, detail::job_context>& contexts,
-                                                         store::store& db, progress& sink, campaign_summary& summary) {
+                                                         std::map<std::string, detail::job_context>& contexts, store::store& db,
+                                                         progress& sink, campaign_summary& summary) {
   std::map<std::string, std::vector<const catalog::solution*>> by_problem;
   for (const auto& solution : solutions) by_problem[solution.problem_id].push_back(&solution);
   std::vector<detail::queued_evaluation> queue;
   for (const auto& [problem_id, group] : by_problem) {
     const catalog::problem& problem = *s.find(problem_id);
-    const auto& ctx = contexts.try_emplace(problem_id, st.options, st.paths, st.device, problem.shapes_for(st.device)).first->second;
+    const auto& ctx =
+        contexts.try_emplace(problem_id, st.options, st.paths, st.device, problem.shapes_for(st.device)).first->second;
     for (const auto* solution : group) {
       const std::int64_t solution_id = solution_row(db, problem_ids.at(problem_id), *solution);
       if (!db.finished_evaluation(st.campaign.id, solution_id)) {
@@ -251,8 +266,8 @@ std::vector<const catalog::solution*> to_build(const std::vector<detail::queued_
   return out;
 }
 
-void run_queue(const campaign_state& st, detail::lookahead& queue, detail::prebuilder& builds, store::store& db,
-               progress& sink, campaign_summary& summary) {
+void run_queue(const campaign_state& st, detail::lookahead& queue, detail::prebuilder& builds, store::store& db, progress& sink,
+               campaign_summary& summary) {
   for (std::size_t idx = 0; idx < queue.size(); ++idx) {
     sink.start(queue.at(idx).solution->label());
     const auto started = std::chrono::steady_clock::now();
@@ -271,8 +286,7 @@ void run_queue(const campaign_state& st, detail::lookahead& queue, detail::prebu
 
 // Peaks only serve the pages' fraction of peak: a calibration that fails is a warning, never the
 // campaign's end.
-void calibrate_if_wanted(const campaign_state& st, store::store& db, std::int64_t hardware_id,
-                         sandbox::process_runner& runner) {
+void calibrate_if_wanted(const campaign_state& st, store::store& db, std::int64_t hardware_id, sandbox::process_runner& runner) {
   const calibration wanted = st.options.calibrate;
   if (wanted == calibration::no || (wanted == calibration::cuda_only && st.device != "cuda")) return;
   if (has_peaks(db, hardware_id)) return;
@@ -288,24 +302,31 @@ void calibrate_if_wanted(const campaign_state& st, store::store& db, std::int64_
 } // namespace
 
 campaign_summary run_campaign(const eval_options& options, store::store& db, sandbox::process_runner& runner, progress& sink) {
-  campaign_state st{options, locate_runner(), "", {}, {},
-                    fs::absolute(options.data_dir.empty() ? fs::path(options.db + ".d") : options.data_dir), {}};
+  campaign_state st{options, locate_runner(),
+                    "",      {},
+                    {},      fs::absolute(options.data_dir.empty() ? fs::path(options.db + ".d") : options.data_dir),
+                    {}};
   if (st.options.python.empty()) st.options.python = doctor::find_python();
   const doctor::environment env = doctor::probe_environment(st.options.python);
   st.device = choose_device(options.device, env);
   st.hardware = doctor::hardware_for(env, st.device);
   st.builds = detail::build_policy_for(options.prebuild, env.python.torch_version, st.device);
   if (!st.builds.stage && options.prebuild == "auto")
-    ARB_INFO("build", "no build stage on {}: a compile beside the candidate would share the CPU its calls are timed "
-                      "on; each candidate builds its solution itself (--prebuild on runs the stage anyway)", st.device);
+    ARB_INFO("build",
+             "no build stage on {}: a compile beside the candidate would share the CPU its calls are timed "
+             "on; each candidate builds its solution itself (--prebuild on runs the stage anyway)",
+             st.device);
   if (st.builds.stage && !st.builds.wait)
-    ARB_INFO("build", "candidates do not wait for their builds: torch {} rewrites load_inline's sources at every "
-                      "import, so a finished build is compiled again (--prebuild on waits anyway)", env.python.torch_version);
+    ARB_INFO("build",
+             "candidates do not wait for their builds: torch {} rewrites load_inline's sources at every "
+             "import, so a finished build is compiled again (--prebuild on waits anyway)",
+             env.python.torch_version);
   const catalog::suite s = catalog::load_suite(options.suite_dir);
   std::vector<std::string> ignored;
   const auto solutions = catalog::load_solutions(options.solutions_dir, s, {options.models, options.problems}, &ignored);
   for (const auto& note : ignored) ARB_WARN("catalog", "ignored {}", note);
-  if (solutions.empty()) ARB_THROW(config_error, options.solutions_dir.string() + ": no solutions for suite " + s.name + " match the filters");
+  if (solutions.empty())
+    ARB_THROW(config_error, options.solutions_dir.string() + ": no solutions for suite " + s.name + " match the filters");
   const std::int64_t hardware_id = db.upsert_hardware(st.hardware);
   calibrate_if_wanted(st, db, hardware_id, runner);
   st.campaign = open_campaign(st, s, db, hardware_id);
@@ -315,10 +336,9 @@ campaign_summary run_campaign(const eval_options& options, store::store& db, san
   std::map<std::string, detail::job_context> contexts;
   auto queued = queue_evaluations(st, s, solutions, problem_ids, contexts, db, sink, summary);
   const detail::job_context build_ctx{st.options, st.paths, st.device, {}};
-  detail::prebuilder builds(st.builds.stage ? to_build(queued) : std::vector<const catalog::solution*>{},
-                            detail::prebuild_workers(), [&](const catalog::solution& solution) {
-    return detail::build_solution(build_ctx, solution, st.data_dir);
-  });
+  detail::prebuilder builds(
+      st.builds.stage ? to_build(queued) : std::vector<const catalog::solution*>{}, detail::prebuild_workers(),
+      [&](const catalog::solution& solution) { return detail::build_solution(build_ctx, solution, st.data_dir); });
   detail::lookahead queue(std::move(queued), prestart_depth(st),
                           {db, runner, st.campaign.id, st.campaign.seeds, st.hardware.fingerprint, st.data_dir});
   run_queue(st, queue, builds, db, sink, summary);

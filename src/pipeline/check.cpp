@@ -53,7 +53,8 @@ std::vector<std::uint64_t> public_seeds(int count) {
 check_report run_check(const check_options& given, sandbox::process_runner& runner) {
   check_options options = given;
   if (options.python.empty()) options.python = doctor::find_python();
-  if (!fs::is_regular_file(options.solution)) ARB_THROW(config_error, "--solution " + options.solution.string() + ": no such file");
+  if (!fs::is_regular_file(options.solution))
+    ARB_THROW(config_error, "--solution " + options.solution.string() + ": no such file");
   const catalog::problem problem = load_problem(options.problem_dir);
   check_report report;
   report.problem = problem.id;
@@ -73,7 +74,8 @@ check_report run_check(const check_options& given, sandbox::process_runner& runn
     return report;
   }
   const fs::path data_dir = fs::absolute(options.data_dir);
-  const auto reference = detail::ensure_reference(ctx, problem, public_seeds(options.num_seeds), "public/" + report.device, data_dir, runner);
+  const auto reference =
+      detail::ensure_reference(ctx, problem, public_seeds(options.num_seeds), "public/" + report.device, data_dir, runner);
   if (!reference.ok) {
     report.result = {verdict::crashed, reference.failure};
     return report;
@@ -104,8 +106,13 @@ check_report run_check(const check_options& given, sandbox::process_runner& runn
 nlohmann::json check_report_json(const check_report& report) {
   nlohmann::json timings = nlohmann::json::array();
   for (const auto& m : report.measurements)
-    timings.push_back({{"shape", m.shape}, {"role", m.role}, {"clock", m.clock}, {"median_ms", m.median_ms},
-                       {"p10_ms", m.p10_ms}, {"p90_ms", m.p90_ms}, {"samples", m.samples}});
+    timings.push_back({{"shape", m.shape},
+                       {"role", m.role},
+                       {"clock", m.clock},
+                       {"median_ms", m.median_ms},
+                       {"p10_ms", m.p10_ms},
+                       {"p90_ms", m.p90_ms},
+                       {"samples", m.samples}});
   return {{"problem", report.problem},
           {"device", report.device},
           {"seeds", "public"},

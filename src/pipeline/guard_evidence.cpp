@@ -35,7 +35,8 @@ void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path shape = std::to_string(shape_idx);
     for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
-      const std::size_t case_idx = shape_idx * static_cast<std::size_t>(ctx.options.num_seeds) + static_cast<std::size_t>(seed_idx);
+      const std::size_t case_idx =
+          shape_idx * static_cast<std::size_t>(ctx.options.num_seeds) + static_cast<std::size_t>(seed_idx);
       if (case_idx >= passed.size() || !passed[case_idx]) continue; // a re-run only means something after a correct call
       const fs::path dir = shape / std::to_string(seed_idx);
       const std::string where = fmt::format("shape {}, input set {}", ctx.shapes[shape_idx].name, seed_idx);
@@ -46,7 +47,8 @@ void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::
       compare_into(e, "repeat", where, ref / dir / "outputs.arbb", out / dir / "repeat.arbb", problem.tol, bundles);
     }
     if (!all_passed) continue; // stress sets only once every case is correct
-    for (int scale_idx = 0; scale_idx < k_max_stress_scales && scale_idx < static_cast<int>(problem.stress_scales.size()); ++scale_idx) {
+    for (int scale_idx = 0; scale_idx < k_max_stress_scales && scale_idx < static_cast<int>(problem.stress_scales.size());
+         ++scale_idx) {
       const double scale = problem.stress_scales[static_cast<std::size_t>(scale_idx)];
       catalog::tolerance tol = problem.tol;
       tol.atol *= std::min(1.0, scale); // small inputs must not hide under an absolute tolerance
@@ -69,10 +71,13 @@ void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog:
       const int set = capture.value("input_set", 0);
       const fs::path actual = out / shape / capture.value("file", "");
       const auto c = verify::compare_files(ref / shape / std::to_string(set) / "outputs.arbb", actual, problem.tol, bundles);
-      guard::output_check check{"timed", fmt::format("shape {}, timed call {} (input set {})", ctx.shapes[shape_idx].name,
-                                                     capture.value("call_idx", 0), set), c.ok, c.reason, false};
+      guard::output_check check{
+          "timed",
+          fmt::format("shape {}, timed call {} (input set {})", ctx.shapes[shape_idx].name, capture.value("call_idx", 0), set),
+          c.ok, c.reason, false};
       for (int other = 0; !c.ok && other < ctx.options.num_seeds; ++other)
-        if (other != set && verify::compare_files(ref / shape / std::to_string(other) / "outputs.arbb", actual, problem.tol, bundles).ok)
+        if (other != set &&
+            verify::compare_files(ref / shape / std::to_string(other) / "outputs.arbb", actual, problem.tol, bundles).ok)
           check.matches_other_set = true;
       e.checks.push_back(check);
     }
@@ -91,8 +96,9 @@ void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::pa
     const double ref_err = ref_dev.max_abs_err;
     const double allowed = 64 * std::max(ref_err, 1e-7 * ref_dev.max_abs_truth);
     e.checks.push_back({"float64", "shape " + ctx.shapes[shape_idx].name + ", input set 0", got_err <= allowed,
-                        fmt::format("max abs error vs float64 {:.3g}, the float32 reference's {:.3g} (allowed {:.3g})",
-                                    got_err, ref_err, allowed), false});
+                        fmt::format("max abs error vs float64 {:.3g}, the float32 reference's {:.3g} (allowed {:.3g})", got_err,
+                                    ref_err, allowed),
+                        false});
   }
 }
 
@@ -103,12 +109,10 @@ unsigned char poison_byte(const job_context& ctx) { return ctx.device == "cpu" ?
 
 // Bytes of `got` that hold the poison where the expected output does not (all of them when the two
 // differ in size): an expected output made of that byte is not evidence against the candidate.
-std::size_t unexplained_poison(const verify::byte_buffer& got, const verify::byte_buffer* expected,
-                               unsigned char poison) {
+std::size_t unexplained_poison(const verify::byte_buffer& got, const verify::byte_buffer* expected, unsigned char poison) {
   const bool aligned = expected != nullptr && expected->size() == got.size();
   std::size_t count = 0;
-  for (std::size_t i = 0; i < got.size(); ++i)
-    count += got[i] == poison && !(aligned && (*expected)[i] == poison);
+  for (std::size_t i = 0; i < got.size(); ++i) count += got[i] == poison && !(aligned && (*expected)[i] == poison);
   return count;
 }
 
@@ -179,8 +183,7 @@ std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_
   return spans;
 }
 
-std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events,
-                                           const runner_events& reference,
+std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events, const runner_events& reference,
                                            const std::vector<store::measurement_record>& measurements) {
   std::vector<guard::work_check> checks;
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {

@@ -42,8 +42,8 @@ nlohmann::json job_timing(const timing_options& options, const std::string& devi
           {"warmup_time_s", t.rule.warmup_time_s}, {"rest_ratio", t.rule.rest_ratio}};
 }
 
-nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem,
-                             const std::vector<std::uint64_t>& seeds, const fs::path& ref_dir) {
+nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
+                             const fs::path& ref_dir) {
   nlohmann::json job = common_job(ctx, "reference");
   job["problem_file"] = problem.reference_file.string();
   job["seeds"] = seeds;
@@ -58,8 +58,7 @@ nlohmann::json reference_job(const job_context& ctx, const catalog::problem& pro
   return job;
 }
 
-nlohmann::json candidate_job(const job_context& ctx, const fs::path& entry, const fs::path& ref_dir,
-                             const fs::path& eval_dir) {
+nlohmann::json candidate_job(const job_context& ctx, const fs::path& entry, const fs::path& ref_dir, const fs::path& eval_dir) {
   nlohmann::json job = common_job(ctx, "candidate");
   job["solution_file"] = entry.string();
   job["exchange_dir"] = (ref_dir / "exchange").string();
@@ -88,8 +87,7 @@ std::map<std::string, std::string> cpu_environment() {
   };
 }
 
-std::map<std::string, std::string> runner_environment(const job_context& ctx, const fs::path& cache_dir,
-                                                      const fs::path& home) {
+std::map<std::string, std::string> runner_environment(const job_context& ctx, const fs::path& cache_dir, const fs::path& home) {
   const fs::path python_bin = fs::path(ctx.options.python).parent_path();
   std::map<std::string, std::string> env{
       {"PATH", python_bin.string() + ":/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"},

@@ -32,13 +32,13 @@ std::string case_where(const job_context& ctx, const nlohmann::json& record) {
 // The process and the runner's own account: anything but a clean "done" decides the verdict.
 std::optional<outcome> process_outcome(const job_context& ctx, const candidate_run& run) {
   const auto& p = run.process;
-  if (p.end == sandbox::process_end::failed_to_start)
-    return outcome{verdict::crashed, "the runner could not start: " + p.error};
+  if (p.end == sandbox::process_end::failed_to_start) return outcome{verdict::crashed, "the runner could not start: " + p.error};
   // A cap of the sandbox reached (the work folder, memory, processes): the excess is gone and the
   // run was not the solution's own; whatever else it reported, it ends here.
   if (!p.limit_exceeded.empty()) return outcome{verdict::runtime_error, "exceeded a sandbox limit: " + p.limit_exceeded};
   if (p.end == sandbox::process_end::timed_out)
-    return outcome{verdict::timeout, sandbox::describe(p) + (run.events.last_event.empty() ? "" : " after event '" + run.events.last_event + "'")};
+    return outcome{verdict::timeout,
+                   sandbox::describe(p) + (run.events.last_event.empty() ? "" : " after event '" + run.events.last_event + "'")};
   if (const auto& e = run.events.error) {
     const std::string phase = e->value("phase", "case");
     const verdict v = phase == "load" ? verdict::compile_error : verdict::runtime_error;
@@ -46,7 +46,8 @@ std::optional<outcome> process_outcome(const job_context& ctx, const candidate_r
     return outcome{v, what + ": " + error_line(*e)};
   }
   if (!run.events.done || p.end != sandbox::process_end::exited || p.exit_code != 0) {
-    const std::string last = run.events.last_event.empty() ? "before the runner started" : "after event '" + run.events.last_event + "'";
+    const std::string last =
+        run.events.last_event.empty() ? "before the runner started" : "after event '" + run.events.last_event + "'";
     return outcome{verdict::runtime_error, sandbox::describe(p) + " " + last};
   }
   return std::nullopt;
@@ -63,11 +64,18 @@ std::optional<outcome> check_cases(const job_context& ctx, const catalog::proble
     for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
       const fs::path rel = fs::path(std::to_string(shape_idx)) / std::to_string(seed_idx) / "outputs.arbb";
       const auto c = verify::compare_files(ref_dir / "expected" / rel, eval_dir / "outputs" / rel, problem.tol, bundles);
-      details["cases"].push_back({{"shape", ctx.shapes[shape_idx].name}, {"input_set", seed_idx}, {"ok", c.ok},
-                                  {"reason", c.reason}, {"numel", c.numel}, {"mismatches", c.mismatches},
-                                  {"nonfinite", c.nonfinite}, {"max_abs_err", c.max_abs_err}, {"max_rel_err", c.max_rel_err}});
+      details["cases"].push_back({{"shape", ctx.shapes[shape_idx].name},
+                                  {"input_set", seed_idx},
+                                  {"ok", c.ok},
+                                  {"reason", c.reason},
+                                  {"numel", c.numel},
+                                  {"mismatches", c.mismatches},
+                                  {"nonfinite", c.nonfinite},
+                                  {"max_abs_err", c.max_abs_err},
+                                  {"max_rel_err", c.max_rel_err}});
       if (!c.ok && !first_failure)
-        first_failure = outcome{verdict::incorrect, fmt::format("shape {}, input set {}: {}", ctx.shapes[shape_idx].name, seed_idx, c.reason)};
+        first_failure = outcome{verdict::incorrect,
+                                fmt::format("shape {}, input set {}: {}", ctx.shapes[shape_idx].name, seed_idx, c.reason)};
     }
   }
   return first_failure;
@@ -95,7 +103,8 @@ void use_device_time(store::measurement_record& m, const span_stats& s, const nl
   const double rel_noise = std::isfinite(m.rel_noise) ? m.rel_noise : 0.0;
   const auto agreement = guard::compare_clocks(s.median_ms, m.median_ms, rel_noise, timer_held(record));
   if (agreement != guard::clock_agreement::agree)
-    details["clocks_disagree"].push_back({{"shape", m.shape}, {"role", role}, {"timer_ms", m.median_ms}, {"span_ms", s.median_ms}});
+    details["clocks_disagree"].push_back(
+        {{"shape", m.shape}, {"role", role}, {"timer_ms", m.median_ms}, {"span_ms", s.median_ms}});
   if (agreement == guard::clock_agreement::timer_long) return; // the timer's is the larger: kept
   use_spans(m, s);
 }
@@ -104,8 +113,8 @@ void use_device_time(store::measurement_record& m, const span_stats& s, const nl
 // with the probe, else both keep their event times: one method per shape on both sides of a speedup.
 // Each side's spans leave out the samples its runtime left out of its own stats (dropped_idx).
 void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& probe, std::size_t shape_idx,
-                        const timing_pair& records, store::measurement_record& baseline,
-                        store::measurement_record& candidate, nlohmann::json& details) {
+                        const timing_pair& records, store::measurement_record& baseline, store::measurement_record& candidate,
+                        nlohmann::json& details) {
   const auto b = sample_spans(ref_probe, shape_idx, dropped_samples(records.baseline));
   const auto c = sample_spans(probe, shape_idx, dropped_samples(records.candidate));
   if (!b || !c || b->median_ms <= 0) return;
@@ -123,9 +132,8 @@ void compute_speedups(const job_context& ctx, judgement& j) {
   std::vector<double> speedups;
   for (auto& candidate : j.measurements) {
     if (candidate.role != "candidate" || candidate.median_ms <= 0) continue;
-    const auto baseline = std::find_if(j.measurements.begin(), j.measurements.end(), [&](const auto& m) {
-      return m.role == "baseline" && m.shape == candidate.shape;
-    });
+    const auto baseline = std::find_if(j.measurements.begin(), j.measurements.end(),
+                                       [&](const auto& m) { return m.role == "baseline" && m.shape == candidate.shape; });
     if (baseline == j.measurements.end()) continue;
     candidate.speedup = baseline->median_ms / candidate.median_ms;
     speedups.push_back(*candidate.speedup);
@@ -134,15 +142,16 @@ void compute_speedups(const job_context& ctx, judgement& j) {
 }
 
 std::string passed_reason(const job_context& ctx, const judgement& j) {
-  return j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
-                                 ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
-                   : "all cases within tolerance; timings missing";
+  return j.speedup
+      ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
+                    ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
+      : "all cases within tolerance; timings missing";
 }
 
 // The candidate's times come from the records the runtime handed over on the channel, never from
 // its timing/ folder, which the candidate can write (a file that differs is a guard finding).
-void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candidate_run& run,
-                    const nlohmann::json& probe, judgement& j) {
+void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candidate_run& run, const nlohmann::json& probe,
+                    judgement& j) {
   const auto ref_probe = read_probe(ref_dir / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const timing_pair records{read_timing_json(ref_dir / "timing" / (std::to_string(shape_idx) + ".json")),
@@ -171,13 +180,15 @@ void confirm_outside(const job_context& ctx, const std::vector<guard::outside_ch
   bool changed = false;
   for (const auto& check : outside) {
     const auto confirmed_ms = guard::outside_confirmed_ms(check);
-    const auto row = std::find_if(j.measurements.begin(), j.measurements.end(), [&](const auto& m) {
-      return m.role == "candidate" && m.shape == check.shape;
-    });
+    const auto row = std::find_if(j.measurements.begin(), j.measurements.end(),
+                                  [&](const auto& m) { return m.role == "candidate" && m.shape == check.shape; });
     if (!confirmed_ms || row == j.measurements.end() || row->median_ms <= 0) continue;
     const double factor = *confirmed_ms / row->median_ms;
-    j.details["outside_scored"].push_back({{"shape", check.shape}, {"record_ms", row->median_ms}, {"confirmed_ms", *confirmed_ms},
-                                           {"calls", check.calls}, {"slack_ms", check.slack_ms}});
+    j.details["outside_scored"].push_back({{"shape", check.shape},
+                                           {"record_ms", row->median_ms},
+                                           {"confirmed_ms", *confirmed_ms},
+                                           {"calls", check.calls},
+                                           {"slack_ms", check.slack_ms}});
     row->median_ms = *confirmed_ms;
     row->p10_ms *= factor;
     row->p90_ms *= factor;
@@ -194,9 +205,8 @@ void confirm_outside(const job_context& ctx, const std::vector<guard::outside_ch
 
 namespace {
 
-outcome base_outcome(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                     const fs::path& ref_dir, const fs::path& eval_dir, const nlohmann::json& probe, judgement& j,
-                     verify::bundle_cache& bundles) {
+outcome base_outcome(const job_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
+                     const fs::path& eval_dir, const nlohmann::json& probe, judgement& j, verify::bundle_cache& bundles) {
   if (auto o = process_outcome(ctx, run)) return *o;
   j.details["cases"] = nlohmann::json::array();
   if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details, bundles)) return *o;
@@ -206,16 +216,13 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
 
 // The guard (docs/guard.md): static facts and run evidence become findings, which may turn the
 // verdict into `rejected`; the failing case or process outcome stays in the details.
-void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                 const fs::path& ref_dir, const fs::path& eval_dir, const candidate_evidence& probe, judgement& j,
-                 verify::bundle_cache& bundles) {
+void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
+                 const fs::path& eval_dir, const candidate_evidence& probe, judgement& j, verify::bundle_cache& bundles) {
   case_passes passed;
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
-  if (ctx.options.static_rules)
-    j.findings = guard::static_findings(run.facts, problem.rule);
-  else
-    j.details["static_rules"] = "off";
+  if (ctx.options.static_rules) j.findings = guard::static_findings(run.facts, problem.rule);
+  else j.details["static_rules"] = "off";
   if (auto survivors = guard::survivor_finding(run.process.survivors)) j.findings.push_back(std::move(*survivors));
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
   evidence.work = work_checks(ctx, run.events, read_events(ref_dir / "events.jsonl"), j.measurements);
@@ -235,13 +242,15 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
 
 } // namespace
 
-judgement judge(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                const fs::path& ref_dir, const fs::path& eval_dir) {
+judgement judge(const job_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
+                const fs::path& eval_dir) {
   judgement j;
   j.details["runner"] = run.events.start;
   j.details["weights"] = run.events.weights;
-  j.details["process"] = {{"description", sandbox::describe(run.process)}, {"wall_s", run.process.wall_s},
-                          {"output_bytes", run.process.output_bytes}, {"truncated", run.process.truncated},
+  j.details["process"] = {{"description", sandbox::describe(run.process)},
+                          {"wall_s", run.process.wall_s},
+                          {"output_bytes", run.process.output_bytes},
+                          {"truncated", run.process.truncated},
                           {"survivors", run.process.survivors}};
   if (run.events.error) j.details["error"] = *run.events.error;
   const candidate_evidence probe = candidate_probe(run, eval_dir);

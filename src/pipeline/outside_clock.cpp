@@ -88,7 +88,7 @@ struct outside_clock::state {
   outside_paths paths;
   owned_fd fifo, notify, stop_event;
   std::thread follower;
-  std::string pending;   ///< channel bytes after the last complete line
+  std::string pending; ///< channel bytes after the last complete line
   std::uint64_t offset = 0;
   outside_record record;
   std::optional<std::size_t> open_batch; ///< index into record.batches
@@ -116,8 +116,7 @@ void outside_clock::state::follow() {
     if (ready < 0 && errno != EINTR) return;
     if (notify.fd >= 0 && (fds[1].revents & POLLIN)) {
       std::array<char, 4096> events;
-      while (::read(notify.fd, events.data(), events.size()) > 0) {
-      }
+      while (::read(notify.fd, events.data(), events.size()) > 0) {}
     }
     read_channel();
     if (fds[0].revents & POLLIN) return;
@@ -228,8 +227,7 @@ void outside_clock::state::keep(const nlohmann::json& event, std::size_t shape_i
   if (!host_pid)
     return record.faults.push_back(where + ": its outputs are declared in process " + std::to_string(declared.pid) +
                                    ", which is not one of the evaluation's");
-  const std::string error =
-      keep_declared(declared, *host_pid, paths.kept_dir / std::to_string(shape_idx) / label);
+  const std::string error = keep_declared(declared, *host_pid, paths.kept_dir / std::to_string(shape_idx) / label);
   if (!error.empty()) record.faults.push_back(where + ": its outputs could not be read: " + error);
 }
 
@@ -284,8 +282,8 @@ std::optional<outside_batch> find_batch(const outside_record& record, std::size_
 nlohmann::json to_json(const outside_record& record) {
   nlohmann::json batches = nlohmann::json::array();
   for (const auto& b : record.batches) {
-    batches.push_back({{"shape_idx", b.shape_idx}, {"label", b.label}, {"calls", b.calls}, {"wall_ms", b.wall_ms},
-                       {"finished", b.finished}});
+    batches.push_back(
+        {{"shape_idx", b.shape_idx}, {"label", b.label}, {"calls", b.calls}, {"wall_ms", b.wall_ms}, {"finished", b.finished}});
     if (b.cpu_ms) batches.back()["cpu_ms"] = *b.cpu_ms;
     if (b.busy_ms) batches.back()["busy_ms"] = *b.busy_ms;
     if (b.threads) batches.back()["threads"] = *b.threads;
@@ -306,8 +304,8 @@ outside_record outside_from_json(const nlohmann::json& doc) {
   for (const auto& b : batches != doc.end() && batches->is_array() ? *batches : nlohmann::json::array()) {
     if (!b.is_object()) continue;
     const auto finished = b.find("finished");
-    record.batches.push_back({integer_or<std::size_t>(b, "shape_idx", 0), string_or(b, "label"),
-                              integer_or<int>(b, "calls", 0), number(b, "wall_ms").value_or(0.0),
+    record.batches.push_back({integer_or<std::size_t>(b, "shape_idx", 0), string_or(b, "label"), integer_or<int>(b, "calls", 0),
+                              number(b, "wall_ms").value_or(0.0),
                               finished != b.end() && finished->is_boolean() && finished->get<bool>(), number(b, "cpu_ms"),
                               number(b, "busy_ms")});
     if (const auto threads = number(b, "threads")) record.batches.back().threads = static_cast<int>(*threads);

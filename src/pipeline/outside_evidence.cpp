@@ -81,12 +81,20 @@ struct witness_rule {
 // same sandbox, is its overhead, up to a cap times the reference's: a process that slows it hides
 // at most that much, one that skips its work only counts its calls dearer. (A sandboxed process
 // moved the same files 3x slower than the reference on the CPU host.)
-constexpr witness_rule k_wall{"wall", wall_of, guard::k_outside_min_ratio, guard::k_outside_own_overhead_cap,
-                              guard::k_outside_overhead_noise, guard::k_outside_floor_ms};
+constexpr witness_rule k_wall{"wall",
+                              wall_of,
+                              guard::k_outside_min_ratio,
+                              guard::k_outside_own_overhead_cap,
+                              guard::k_outside_overhead_noise,
+                              guard::k_outside_floor_ms};
 // The CPU time: the same account on the kernel's count of the process's CPU time, which a loaded
 // host does not inflate; hence a smaller ratio, cap, noise share and floor.
-constexpr witness_rule k_cpu{"cpu", cpu_of, guard::k_outside_cpu_min_ratio, guard::k_outside_cpu_own_overhead_cap,
-                             guard::k_outside_cpu_noise, guard::k_outside_cpu_floor_ms};
+constexpr witness_rule k_cpu{"cpu",
+                             cpu_of,
+                             guard::k_outside_cpu_min_ratio,
+                             guard::k_outside_cpu_own_overhead_cap,
+                             guard::k_outside_cpu_noise,
+                             guard::k_outside_cpu_floor_ms};
 
 /// One witness's check of a shape, or nullopt when a batch lacks its measure.
 std::optional<guard::outside_check> witness_check(const witness_rule& rule, const shape_batches& b,
@@ -99,20 +107,23 @@ std::optional<guard::outside_check> witness_check(const witness_rule& rule, cons
   double overhead_ms = cost->low;
   if (const auto mine = b.own_overhead ? rule.measure(*b.own_overhead) : std::nullopt)
     overhead_ms = std::min(*mine, rule.own_overhead_cap * cost->low);
-  guard::outside_check check{shape, rule.name, b.candidate.calls, per_call(*spent, overhead_ms, b.candidate.calls),
-                             claimed, 0, 0};
+  guard::outside_check check{shape, rule.name, b.candidate.calls, per_call(*spent, overhead_ms, b.candidate.calls), claimed,
+                             0,     0};
   const double reference_per_call = per_call(*reference_spent, cost->low, b.reference.calls);
   check.allowed_ratio = std::max(rule.min_ratio, guard::k_outside_ref_factor * reference_per_call / reference_claimed);
   check.slack_ms = (cost->spread + rule.overhead_noise * overhead_ms) / std::max(check.calls, 1) + rule.floor_ms;
-  detail[rule.name] = {{"spent_ms", *spent}, {"overhead_ms", overhead_ms}, {"overhead_spread_ms", cost->spread},
-                       {"per_call_ms", check.per_call_ms}, {"reference_per_call_ms", reference_per_call},
-                       {"slack_ms", check.slack_ms}, {"allowed_ms", claimed * check.allowed_ratio + check.slack_ms}};
+  detail[rule.name] = {{"spent_ms", *spent},
+                       {"overhead_ms", overhead_ms},
+                       {"overhead_spread_ms", cost->spread},
+                       {"per_call_ms", check.per_call_ms},
+                       {"reference_per_call_ms", reference_per_call},
+                       {"slack_ms", check.slack_ms},
+                       {"allowed_ms", claimed * check.allowed_ratio + check.slack_ms}};
   return check;
 }
 
-void check_outputs(guard::run_evidence& e, const catalog::problem& problem, const fs::path& ref_dir,
-                   const fs::path& eval_dir, std::size_t shape_idx, const std::string& shape, int calls,
-                   verify::bundle_cache& bundles) {
+void check_outputs(guard::run_evidence& e, const catalog::problem& problem, const fs::path& ref_dir, const fs::path& eval_dir,
+                   std::size_t shape_idx, const std::string& shape, int calls, verify::bundle_cache& bundles) {
   const std::string idx = std::to_string(shape_idx);
   for (int set_idx = 0; set_idx < calls; ++set_idx) {
     const std::string name = std::to_string(set_idx) + ".arbb";
@@ -138,8 +149,9 @@ void busy_after_answer(guard::run_evidence& e, const shape_batches& b, const std
     // The runner waits on the pipe through the window: a window that read no account, or found no
     // thread of the evaluation, saw nothing, and an unseen window is no quiet one (fail closed).
     if (!busy || (batch->threads && *batch->threads == 0)) {
-      e.unavailable.push_back(fmt::format("the quiet window's account of shape {}, batch {} ({})", shape, batch->label,
-                                          busy ? "no thread of the evaluation found" : "neither the cgroup's CPU nor its threads' run times"));
+      e.unavailable.push_back(
+          fmt::format("the quiet window's account of shape {}, batch {} ({})", shape, batch->label,
+                      busy ? "no thread of the evaluation found" : "neither the cgroup's CPU nor its threads' run times"));
       continue;
     }
     detail["busy_after_answer_ms"][batch->label] = *busy;
@@ -147,15 +159,16 @@ void busy_after_answer(guard::run_evidence& e, const shape_batches& b, const std
     std::string who;
     for (std::size_t i = 0; i < batch->busy_threads.size() && i < 3; ++i) who += (i ? ", " : "") + batch->busy_threads[i];
     e.busy_after_answer.push_back(fmt::format("shape {}, batch {}: {:.3g} ms of CPU ({}) in the {} ms after its answer{}", shape,
-                                              batch->label, *busy, batch->busy_ms ? "the cgroup's account" : "its threads' run times",
-                                              k_quiet_ms, who.empty() ? "" : " (threads that ran: " + who + ")"));
+                                              batch->label, *busy,
+                                              batch->busy_ms ? "the cgroup's account" : "its threads' run times", k_quiet_ms,
+                                              who.empty() ? "" : " (threads that ran: " + who + ")"));
   }
 }
 
 } // namespace
 
-void outside_evidence(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem,
-                      const candidate_run& run, const fs::path& ref_dir, const fs::path& eval_dir,
+void outside_evidence(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                      const fs::path& ref_dir, const fs::path& eval_dir,
                       const std::vector<store::measurement_record>& measurements, bool outputs_checked,
                       verify::bundle_cache& bundles, nlohmann::json& details) {
   for (const auto& fault : run.outside.faults) e.channel.push_back("outside clock: " + fault);
@@ -168,8 +181,8 @@ void outside_evidence(guard::run_evidence& e, const job_context& ctx, const cata
     if (!claimed || !reference_claimed) continue; // not timed: nothing claimed
     const auto b = batches_of(e, run, reference, shape_idx, shape);
     if (!b) continue;
-    nlohmann::json detail{{"shape", shape}, {"calls", b->candidate.calls}, {"claimed_ms", *claimed},
-                          {"reference_claimed_ms", *reference_claimed}};
+    nlohmann::json detail{
+        {"shape", shape}, {"calls", b->candidate.calls}, {"claimed_ms", *claimed}, {"reference_claimed_ms", *reference_claimed}};
     const auto wall = witness_check(k_wall, *b, *reference, shape_idx, shape, *claimed, *reference_claimed, detail);
     // On the CPU the kernel's account of the CPU time judges where there is one: the calls are all
     // CPU there, and a loaded host, which makes the wall's overhead swing by more than the calls

@@ -64,8 +64,9 @@ std::string keep_set(const std::vector<declared_tensor>& tensors, int host_pid, 
   for (const auto& tensor : tensors) {
     data.resize(static_cast<std::size_t>(tensor.nbytes));
     std::string error = read_remote(host_pid, tensor.address, data.data(), tensor.nbytes);
-    if (error.empty() && arb_writer_add(writer, ARB_KIND_TENSOR, tensor.dtype, static_cast<std::int32_t>(tensor.shape.size()),
-                                        tensor.shape.data(), data.data(), tensor.nbytes) != ARB_OK)
+    if (error.empty() &&
+        arb_writer_add(writer, ARB_KIND_TENSOR, tensor.dtype, static_cast<std::int32_t>(tensor.shape.size()), tensor.shape.data(),
+                       data.data(), tensor.nbytes) != ARB_OK)
       error = arb_last_error();
     if (!error.empty()) {
       arb_writer_close(writer); // the count is written, then removed below

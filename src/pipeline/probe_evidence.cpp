@@ -23,7 +23,8 @@ namespace {
 
 nlohmann::json parse_evidence(const std::string& text) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (!doc.is_object() || integer_or<std::int64_t>(doc, "version", 0) != 1) return nlohmann::json(nlohmann::json::value_t::discarded);
+  if (!doc.is_object() || integer_or<std::int64_t>(doc, "version", 0) != 1)
+    return nlohmann::json(nlohmann::json::value_t::discarded);
   return doc;
 }
 
@@ -34,7 +35,8 @@ std::string signature_problem(const fs::path& file, std::string text, const std:
   if (!text.empty() && text.back() == '\n') text.pop_back(); // the probe signs the JSON, then ends the file
   std::string given = *mac;
   while (!given.empty() && (given.back() == '\n' || given.back() == ' ')) given.pop_back();
-  if (given != probe::evidence_mac(key, text)) return "probe.json's signature does not match this run's key: altered or not written by the probe";
+  if (given != probe::evidence_mac(key, text))
+    return "probe.json's signature does not match this run's key: altered or not written by the probe";
   return "";
 }
 
@@ -183,7 +185,8 @@ void check_sample_indices(const std::vector<const nlohmann::json*>& samples, gua
   std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(*s.expected_samples, 0)), false);
   for (const auto* w : samples) {
     const auto index = integer_or<std::int64_t>(*w, "index", -1);
-    if (index < 0 || index >= static_cast<std::int64_t>(seen.size()) || seen[static_cast<std::size_t>(index)]) ++s.sample_indices_extra;
+    if (index < 0 || index >= static_cast<std::int64_t>(seen.size()) || seen[static_cast<std::size_t>(index)])
+      ++s.sample_indices_extra;
     else seen[static_cast<std::size_t>(index)] = true;
   }
   s.sample_indices_missing = static_cast<int>(std::count(seen.begin(), seen.end(), false));
@@ -208,7 +211,8 @@ bool runs_kernels(const nlohmann::json& ref_doc, std::size_t shape_idx) {
   const auto by_label = windows_of(ref_doc, shape_idx);
   const auto it = by_label.find("sample");
   if (it == by_label.end() || it->second.empty()) return false;
-  const auto with_kernels = std::count_if(it->second.begin(), it->second.end(), [](const auto* w) { return number(*w, "kernels") > 0; });
+  const auto with_kernels =
+      std::count_if(it->second.begin(), it->second.end(), [](const auto* w) { return number(*w, "kernels") > 0; });
   return 2 * static_cast<std::size_t>(with_kernels) > it->second.size();
 }
 
@@ -236,8 +240,11 @@ nlohmann::json label_summary(const std::vector<const nlohmann::json*>& windows, 
       if (id.is_number_unsigned()) streams.insert(id.get<std::uint64_t>());
     threads = std::max(threads, integer_or<std::int64_t>(*w, "threads", 0));
   }
-  nlohmann::json out{{"windows", windows.size()}, {"kernels_median", score::median(kernels)},
-                     {"launches_median", score::median(launches)}, {"streams", streams}, {"threads_max", threads}};
+  nlohmann::json out{{"windows", windows.size()},
+                     {"kernels_median", score::median(kernels)},
+                     {"launches_median", score::median(launches)},
+                     {"streams", streams},
+                     {"threads_max", threads}};
   if (const auto span = median_ms(windows, "span_ns", step)) out["span_median_ms"] = *span;
   if (const auto busy = median_ms(windows, "busy_ns", step)) out["busy_median_ms"] = *busy;
   return out;
@@ -278,7 +285,8 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
   if (it == by_label.end() || it->second.empty()) return std::nullopt;
   std::vector<std::uint64_t> all_ns, kept_ns;
   for (const auto* w : it->second) {
-    const std::uint64_t span = number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0 ? number(*w, "span_ns") : 0;
+    const std::uint64_t span =
+        number(*w, "kernels") + number(*w, "copies") + number(*w, "memsets") > 0 ? number(*w, "span_ns") : 0;
     all_ns.push_back(span);
     if (!std::binary_search(dropped.begin(), dropped.end(), integer_or<std::int64_t>(*w, "index", -1))) kept_ns.push_back(span);
   }
@@ -294,7 +302,7 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
 bool timer_held(const nlohmann::json& record) {
   const auto held = record.find("held_samples"), samples = record.find("samples");
   return held != record.end() && samples != record.end() && held->is_number() && samples->is_number() &&
-         held->get<double>() >= samples->get<double>() && samples->get<double>() > 0;
+      held->get<double>() >= samples->get<double>() && samples->get<double>() > 0;
 }
 
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,
@@ -316,8 +324,7 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
     const auto by_label = windows_of(doc, shape_idx);
     for (const auto& [label, windows] : by_label)
       for (const auto* w : windows) count_window(label, *w, s);
-    if (const auto it = by_label.find("sample"); it != by_label.end())
-      s.span_median_ms = median_ms(it->second, "span_ns", step);
+    if (const auto it = by_label.find("sample"); it != by_label.end()) s.span_median_ms = median_ms(it->second, "span_ns", step);
     read_reported(events, shape_idx, s);
     const auto samples = by_label.find("sample");
     check_sample_indices(samples == by_label.end() ? std::vector<const nlohmann::json*>{} : samples->second, s);
@@ -347,9 +354,12 @@ nlohmann::json probe_summary(const nlohmann::json& doc, const std::vector<std::s
                      {"shapes", nlohmann::json::array()}};
   for (std::size_t shape_idx = 0; shape_idx < shape_names.size() && shape_idx < facts.shapes.size(); ++shape_idx) {
     const auto& s = facts.shapes[shape_idx];
-    nlohmann::json shape{{"shape", s.shape}, {"labels", nlohmann::json::object()},
-                         {"timed_calls", s.samples}, {"timed_without_kernels", s.samples_without_kernels},
-                         {"timed_off_stream", s.samples_off_stream}, {"timed_escaping", s.samples_escaping},
+    nlohmann::json shape{{"shape", s.shape},
+                         {"labels", nlohmann::json::object()},
+                         {"timed_calls", s.samples},
+                         {"timed_without_kernels", s.samples_without_kernels},
+                         {"timed_off_stream", s.samples_off_stream},
+                         {"timed_escaping", s.samples_escaping},
                          {"max_kernels_per_call", s.max_kernels_per_call},
                          {"sample_windows", s.sample_windows},
                          {"timed_missing_records", s.samples_missing_records},

@@ -17,7 +17,7 @@ std::string result_text(const outcome& result, std::optional<double> speedup, bo
 }
 
 class line_progress final : public progress {
-public:
+ public:
   void begin(std::int64_t total, const std::string& campaign) override {
     m_total = total;
     std::fprintf(stderr, "campaign %s: %lld evaluations\n", campaign.c_str(), static_cast<long long>(total));
@@ -31,12 +31,12 @@ public:
   }
   void end() override {}
 
-private:
+ private:
   std::int64_t m_total = 0, m_done = 0;
 };
 
 class bar_progress final : public progress {
-public:
+ public:
   void begin(std::int64_t total, const std::string& campaign) override {
     m_total = total;
     std::fprintf(stderr, "campaign %s\n", campaign.c_str());
@@ -50,7 +50,7 @@ public:
   }
   void end() override { std::fprintf(stderr, "\r\033[2K"); }
 
-private:
+ private:
   void draw(const std::string& current) {
     constexpr int k_width = 30;
     const int filled = m_total > 0 ? static_cast<int>(k_width * m_done / m_total) : 0;

@@ -30,7 +30,8 @@ pruned prune_reference(const fs::path& dir) {
   const pruned out = prune_bundles(dir);
   std::error_code ec;
   if (out.files > 0) fs::remove(dir / "events.jsonl", ec);
-  if (out.files > 0) ARB_DEBUG("prune", "{}: {} bundles, {:.1f} GiB", dir.string(), out.files, static_cast<double>(out.bytes) / (1u << 30));
+  if (out.files > 0)
+    ARB_DEBUG("prune", "{}: {} bundles, {:.1f} GiB", dir.string(), out.files, static_cast<double>(out.bytes) / (1u << 30));
   return out;
 }
 

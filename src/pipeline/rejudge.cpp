@@ -68,8 +68,7 @@ std::string missing_evidence(const store::evaluation_view& view, const nlohmann:
 /// The reference a run was judged against, still complete; "" when it is.
 std::string missing_reference(const fs::path& ref_dir) {
   if (!fs::is_directory(ref_dir)) return "reference folder " + ref_dir.string() + " is gone";
-  if (!fs::exists(ref_dir / "events.jsonl"))
-    return "reference " + ref_dir.string() + " was pruned once its problem was judged";
+  if (!fs::exists(ref_dir / "events.jsonl")) return "reference " + ref_dir.string() + " was pruned once its problem was judged";
   return "";
 }
 
@@ -97,12 +96,13 @@ new_judgement judge_again(const store::evaluation_view& view, const suite_now& s
   std::vector<std::string> names;
   for (const auto& shape : shapes) names.push_back(shape.name);
   if (names != record.shapes)
-    return {std::nullopt, fmt::format("problem {}'s shapes on {} changed since it was judged (then: {})",
-                                      view.problem, record.device, fmt::join(record.shapes, ", "))};
+    return {std::nullopt,
+            fmt::format("problem {}'s shapes on {} changed since it was judged (then: {})", view.problem, record.device,
+                        fmt::join(record.shapes, ", "))};
   eval_options options;
   options.num_seeds = record.num_seeds;
   options.static_rules = !(details.is_object() && details.value("static_rules", "") == "off"); // an audit stays one
-  const runner_paths paths; // the judge starts no process
+  const runner_paths paths;                                                                    // the judge starts no process
   const detail::job_context ctx{options, paths, record.device, std::move(shapes)};
   detail::judgement j = detail::judge(ctx, *problem, record.run, record.reference_dir, eval_dir);
   for (const char* key : detail::k_run_details)
@@ -134,11 +134,12 @@ rejudged rejudge_one(store::store& db, const store::evaluation_row& row, const s
   out.after = result.result;
   out.guard_after = result.guard_version;
   const bool same = result.result.v == out.before.v && result.result.reason == out.before.reason &&
-                    same_findings(result.findings, view->result.findings);
+      same_findings(result.findings, view->result.findings);
   out.result = same ? rejudged::state::confirmed : rejudged::state::changed;
   if (!same) {
     auto details = nlohmann::json::parse(result.details_json);
-    details["rejudged"] = {{"verdict", to_string(out.before.v)}, {"reason", out.before.reason}, {"guard_version", out.guard_before}};
+    details["rejudged"] = {
+        {"verdict", to_string(out.before.v)}, {"reason", out.before.reason}, {"guard_version", out.guard_before}};
     result.details_json = details.dump();
   }
   if (!same || out.guard_before != out.guard_after) db.rejudge_evaluation(row.id, result);

@@ -32,21 +32,30 @@ const char* end_name(sandbox::process_end end) {
 
 // Every field of sandbox::process_result, by its own name.
 nlohmann::json process_json(const sandbox::process_result& p) {
-  return {{"end", end_name(p.end)},           {"exit_code", p.exit_code},
-          {"signal", p.signal},               {"wall_s", p.wall_s},
-          {"output_bytes", p.output_bytes},   {"truncated", p.truncated},
-          {"channel_bytes", p.channel_bytes}, {"channel_truncated", p.channel_truncated},
-          {"error", p.error},                 {"timeout_s", p.timeout_s},
-          {"gated_s", p.gated_s},             {"isolation_applied", p.isolation_applied},
-          {"isolation_note", p.isolation_note}, {"isolation_engine", p.isolation_engine},
-          {"isolation_layers", p.isolation_layers}, {"isolation_missing", p.isolation_missing},
-          {"limit_exceeded", p.limit_exceeded}, {"survivors", p.survivors}};
+  return {{"end", end_name(p.end)},
+          {"exit_code", p.exit_code},
+          {"signal", p.signal},
+          {"wall_s", p.wall_s},
+          {"output_bytes", p.output_bytes},
+          {"truncated", p.truncated},
+          {"channel_bytes", p.channel_bytes},
+          {"channel_truncated", p.channel_truncated},
+          {"error", p.error},
+          {"timeout_s", p.timeout_s},
+          {"gated_s", p.gated_s},
+          {"isolation_applied", p.isolation_applied},
+          {"isolation_note", p.isolation_note},
+          {"isolation_engine", p.isolation_engine},
+          {"isolation_layers", p.isolation_layers},
+          {"isolation_missing", p.isolation_missing},
+          {"limit_exceeded", p.limit_exceeded},
+          {"survivors", p.survivors}};
 }
 
 /// Reads one key of run.json's objects, naming the file and the key (dotted from the top) when it
 /// is missing or of another type.
 class record_reader {
-public:
+ public:
   explicit record_reader(fs::path file, std::string prefix = "") : m_file(std::move(file)), m_prefix(std::move(prefix)) {}
 
   /// A reader of the object under key.
@@ -66,7 +75,7 @@ public:
     ARB_THROW(config_error, fmt::format("{}: key '{}{}': {}", m_file.string(), m_prefix, key, why));
   }
 
-private:
+ private:
   fs::path m_file;
   std::string m_prefix;
 };

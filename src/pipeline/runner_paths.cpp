@@ -34,12 +34,11 @@ fs::path first_existing(const char* env_name, const std::vector<fs::path>& candi
 runner_paths locate_runner() {
   const fs::path bin = executable_dir();
   runner_paths paths;
-  paths.runtime_lib = first_existing("ARBITER_RUNTIME_LIB",
-                                     {bin / "../lib/libarbiter_runtime.so"},
-                                     "runtime library libarbiter_runtime.so");
-  paths.python_dir = first_existing("ARBITER_PYTHONPATH",
-                                    {bin / "../share/arbiter/python", fs::path(ARBITER_SOURCE_DIR) / "python"},
-                                    "Python runner package folder");
+  paths.runtime_lib =
+      first_existing("ARBITER_RUNTIME_LIB", {bin / "../lib/libarbiter_runtime.so"}, "runtime library libarbiter_runtime.so");
+  paths.python_dir =
+      first_existing("ARBITER_PYTHONPATH", {bin / "../share/arbiter/python", fs::path(ARBITER_SOURCE_DIR) / "python"},
+                     "Python runner package folder");
   return paths;
 }
 

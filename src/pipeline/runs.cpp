@@ -15,8 +15,8 @@ namespace arbiter::pipeline::detail {
 
 namespace fs = std::filesystem;
 
-sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mode, const fs::path& job_file,
-                                  const fs::path& dir, const fs::path& cwd, const fs::path& cache_dir) {
+sandbox::process_spec runner_spec(const job_context& ctx, const std::string& mode, const fs::path& job_file, const fs::path& dir,
+                                  const fs::path& cwd, const fs::path& cache_dir) {
   sandbox::process_spec spec;
   spec.argv = {ctx.options.python, "-m", "arbiter_runner", mode, job_file.string()};
   spec.env = runner_environment(ctx, cache_dir, cwd);
@@ -34,7 +34,8 @@ void use_channel(sandbox::process_spec& spec, const fs::path& events_file) {
 nlohmann::json reference_identity(const job_context& ctx, const nlohmann::json& job, const catalog::problem& problem,
                                   const std::string& hardware_fingerprint, bool probe) {
   nlohmann::json identity = job;
-  for (const char* path_key : {"runtime_lib", "problem_file", "exchange_dir", "sealed_dir", "output_dir", "timing_dir", "events_file", "outside"})
+  for (const char* path_key :
+       {"runtime_lib", "problem_file", "exchange_dir", "sealed_dir", "output_dir", "timing_dir", "events_file", "outside"})
     identity.erase(path_key);
   identity["layout"] = k_reference_layout;
   identity["problem_hash"] = problem.hash;
@@ -70,12 +71,12 @@ std::string error_line(const nlohmann::json& error) {
   return message;
 }
 
-reference_plan plan_reference(const job_context& ctx, const catalog::problem& problem,
-                              const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
-                              const fs::path& data_dir) {
+reference_plan plan_reference(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
+                              const std::string& hardware_fingerprint, const fs::path& data_dir) {
   reference_plan plan;
   probe_setup probe = probe_for(ctx, {});
-  const std::string key = reference_key(ctx, reference_job(ctx, problem, seeds, "/"), problem, hardware_fingerprint, probe.enabled());
+  const std::string key =
+      reference_key(ctx, reference_job(ctx, problem, seeds, "/"), problem, hardware_fingerprint, probe.enabled());
   plan.dir = data_dir / "reference" / (problem.id + "-" + key);
   if (read_events(plan.dir / "events.jsonl").done) {
     ARB_DEBUG("reference", "{}: cached at {}", problem.id, plan.dir.string());
@@ -110,27 +111,28 @@ reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandb
   if (plan.cached) return run;
   run.started_ahead = started != nullptr;
   ARB_INFO("reference", "{}: running the reference{}", plan.label, run.started_ahead ? ", started ahead" : "");
-  if (!started) started = start_reference(plan, runner); // the started process is what reads its CPU time
+  if (!started) started = start_reference(plan, runner);               // the started process is what reads its CPU time
   outside_clock clock(reference_outside(plan.dir), started->access()); // before the gate opens
   const auto process = started->finish();
   clock.stop();
   run.gated_s = process.gated_s;
   const runner_events events = read_events(plan.dir / "events.jsonl");
   run.ok = events.done && process.end == sandbox::process_end::exited && process.exit_code == 0;
-  if (!run.ok) run.failure = "reference failed: " + failure_line(process, events) + " (log: " + (plan.dir / "log.txt").string() + ")";
+  if (!run.ok)
+    run.failure = "reference failed: " + failure_line(process, events) + " (log: " + (plan.dir / "log.txt").string() + ")";
   return run;
 }
 
-reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem,
-                               const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
-                               const fs::path& data_dir, sandbox::process_runner& runner) {
+reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
+                               const std::string& hardware_fingerprint, const fs::path& data_dir,
+                               sandbox::process_runner& runner) {
   return finish_reference(plan_reference(ctx, problem, seeds, hardware_fingerprint, data_dir), nullptr, runner);
 }
 
 // Static facts come from a trusted process of their own that parses the sources, before the
 // candidate runs and can change them.
 static nlohmann::json extract_facts(const job_context& ctx, const fs::path& work, const fs::path& eval_dir,
-                             sandbox::process_runner& runner) {
+                                    sandbox::process_runner& runner) {
   sandbox::process_spec spec;
   const fs::path out = eval_dir / "facts.json";
   spec.argv = {ctx.options.python, "-m", "arbiter_runner", "facts", work.string(), "--out", out.string()};
@@ -227,14 +229,13 @@ void open_candidate(started_candidate& started, const fs::path& ref_dir) {
     hand_over_sealed(ref_dir / "sealed", started.eval_dir / "sealed");
     receive_reference_files(started.spec.sandbox, started.eval_dir, ref_dir / "exchange");
   } catch (const std::exception& e) { // fs errors too: the evaluation's verdict, never the campaign's end
-    started.process.reset(); // killed behind its closed gate: no candidate code ran
+    started.process.reset();          // killed behind its closed gate: no candidate code ran
     started.run.process.end = sandbox::process_end::failed_to_start;
     started.run.process.error = std::string("handing over the reference's files: ") + e.what();
     return;
   }
   try {
-    started.clock = std::make_unique<outside_clock>(candidate_outside(ref_dir, started.eval_dir),
-                                                    started.process->access());
+    started.clock = std::make_unique<outside_clock>(candidate_outside(ref_dir, started.eval_dir), started.process->access());
   } catch (const io_error& e) { // no clock, no evaluation: killed behind its closed gate
     started.process.reset();
     started.run.process.end = sandbox::process_end::failed_to_start;

@@ -113,7 +113,8 @@ void readable_tree(const fs::path& root) {
   constexpr auto enter_all = fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
   fs::permissions(root, read_all | enter_all, fs::perm_options::add);
   for (const auto& entry : fs::recursive_directory_iterator(root))
-    fs::permissions(entry.path(), entry.is_directory() ? read_all | enter_all : read_all, fs::perm_options::add | fs::perm_options::nofollow);
+    fs::permissions(entry.path(), entry.is_directory() ? read_all | enter_all : read_all,
+                    fs::perm_options::add | fs::perm_options::nofollow);
 }
 
 } // namespace
@@ -130,8 +131,8 @@ sandbox::isolation candidate_isolation(const job_context& ctx, const candidate_p
     isolation.uid = ::geteuid();
     isolation.gid = ::getegid();
   }
-  isolation.hidden_paths = {as_string(paths.data_dir), as_string(paths.cache_dir.parent_path()),
-                            as_string(ctx.options.suite_dir), as_string(ctx.options.solutions_dir)};
+  isolation.hidden_paths = {as_string(paths.data_dir), as_string(paths.cache_dir.parent_path()), as_string(ctx.options.suite_dir),
+                            as_string(ctx.options.solutions_dir)};
   hide_database(ctx, isolation.hidden_paths);
   std::erase(isolation.hidden_paths, std::string());
   isolation.scratch_paths = {"/tmp", "/var/tmp", "/dev/shm", "/run/lock"};

@@ -18,9 +18,7 @@ namespace {
 // A field the runtime writes as null when it has no finite value (rel_noise of fewer than two
 // samples, a median of zero: the stream-hold fallback of a call that synchronises; no clock read)
 // reads as none, or as fallback.
-double number_or(const nlohmann::json& doc, const char* key, double fallback) {
-  return number_at(doc, key).value_or(fallback);
-}
+double number_or(const nlohmann::json& doc, const char* key, double fallback) { return number_at(doc, key).value_or(fallback); }
 
 // A count: 0 where it is missing, not a number or past what a count holds (a record's 1e300).
 std::int64_t count_or_zero(const nlohmann::json& doc, const char* key) { return integer_or<std::int64_t>(doc, key, 0); }

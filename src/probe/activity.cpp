@@ -53,8 +53,7 @@ void take(const CUpti_Activity* record) {
   }
 }
 
-void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
-                               std::size_t valid) {
+void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t, std::size_t valid) {
   CUpti_Activity* record = nullptr;
   while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) take(record);
   std::size_t dropped = 0;

@@ -44,9 +44,8 @@ nlohmann::json window_json(const window_stats& w) {
 
 nlohmann::json kernel_json(const kernel_detail& k) {
   const kernel_run& r = k.run;
-  return {{"name", k.name},   {"stream", r.stream},     {"context", r.context}, {"device", r.device},
-          {"grid", r.grid},   {"block", r.block},       {"start_ns", r.start_ns}, {"end_ns", r.end_ns},
-          {"window", k.window}};
+  return {{"name", k.name},   {"stream", r.stream},     {"context", r.context}, {"device", r.device}, {"grid", r.grid},
+          {"block", r.block}, {"start_ns", r.start_ns}, {"end_ns", r.end_ns},   {"window", k.window}};
 }
 
 nlohmann::json outside_json(const evidence& e) {
@@ -71,10 +70,17 @@ std::string evidence_json(const evidence& e) {
                      {"contexts", e.contexts},
                      {"streams_created", e.streams_created},
                      {"modules_loaded", e.modules_loaded},
-                     {"graphs", {{"created", e.graphs_created}, {"instantiated", e.graphs_instantiated},
-                                 {"launched", e.graphs_launched}, {"captures", e.captures}}},
-                     {"totals", {{"kernels", e.kernels}, {"harness_kernels", e.harness_kernels}, {"copies", e.copies}, {"memsets", e.memsets},
-                                 {"dropped_records", e.dropped_records}}},
+                     {"graphs",
+                      {{"created", e.graphs_created},
+                       {"instantiated", e.graphs_instantiated},
+                       {"launched", e.graphs_launched},
+                       {"captures", e.captures}}},
+                     {"totals",
+                      {{"kernels", e.kernels},
+                       {"harness_kernels", e.harness_kernels},
+                       {"copies", e.copies},
+                       {"memsets", e.memsets},
+                       {"dropped_records", e.dropped_records}}},
                      {"threads_max", e.threads_max},
                      {"windows_dropped", e.windows_dropped},
                      {"kernels_truncated", e.kernels_truncated},

@@ -102,24 +102,36 @@ api_role driver_role(CUpti_CallbackId id) {
   }
 }
 
-constexpr CUpti_CallbackId k_runtime_ids[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030};
+constexpr CUpti_CallbackId k_runtime_ids[] = {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+                                              CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+                                              CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+                                              CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030};
 
 constexpr CUpti_CallbackId k_driver_ids[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion}; // the marker call of arbiter_probe_begin/end
 
 /// The subscriber and every callback it enabled: what reassert_witness checks.
@@ -157,23 +169,31 @@ std::vector<bool> transfer_ids(CUpti_CallbackDomain domain, CUpti_CallbackId siz
 
 void note_correlation(std::uint32_t id) {
   std::uint32_t seen = g_max_correlation.load(std::memory_order_relaxed);
-  while (id > seen && !g_max_correlation.compare_exchange_weak(seen, id, std::memory_order_relaxed)) {
-  }
+  while (id > seen && !g_max_correlation.compare_exchange_weak(seen, id, std::memory_order_relaxed)) {}
 }
 
 void on_resource(CUpti_CallbackId id, const CUpti_ResourceData* data) {
   auto& rec = the_recorder();
   switch (id) {
-  case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: rec.context_created(); break;
-  case CUPTI_CBID_RESOURCE_MODULE_LOADED: rec.module_loaded(); break;
-  case CUPTI_CBID_RESOURCE_GRAPH_CREATED: rec.graph_created(); break;
-  case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED: rec.graph_instantiated(); break;
+  case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+    rec.context_created();
+    break;
+  case CUPTI_CBID_RESOURCE_MODULE_LOADED:
+    rec.module_loaded();
+    break;
+  case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
+    rec.graph_created();
+    break;
+  case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+    rec.graph_instantiated();
+    break;
   case CUPTI_CBID_RESOURCE_STREAM_CREATED: {
     std::uint32_t stream = 0;
     if (ARB_CUPTI_CALL(cuptiGetStreamIdEx(data->context, data->resourceHandle.stream, 0, &stream))) rec.stream_created(stream);
     break;
   }
-  default: break;
+  default:
+    break;
   }
 }
 
@@ -199,11 +219,18 @@ void on_api(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callba
   note_correlation(data->correlationId);
   if (t_depth++ > 0) return;
   switch (role_of(domain, id)) {
-  case api_role::launch: the_recorder().launch(false); break;
-  case api_role::graph_launch: the_recorder().launch(true); break;
-  case api_role::capture: the_recorder().capture_begun(); break;
+  case api_role::launch:
+    the_recorder().launch(false);
+    break;
+  case api_role::graph_launch:
+    the_recorder().launch(true);
+    break;
+  case api_role::capture:
+    the_recorder().capture_begun();
+    break;
   case api_role::transfer:
-  case api_role::other: break;
+  case api_role::other:
+    break;
   }
 }
 
@@ -213,9 +240,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     on_api(domain, id, static_cast<const CUpti_CallbackData*>(data));
 }
 
-constexpr CUpti_CallbackId k_resource_ids[] = {
-    CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_MODULE_LOADED, CUPTI_CBID_RESOURCE_GRAPH_CREATED,
-    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_STREAM_CREATED};
+constexpr CUpti_CallbackId k_resource_ids[] = {CUPTI_CBID_RESOURCE_CONTEXT_CREATED, CUPTI_CBID_RESOURCE_MODULE_LOADED,
+                                               CUPTI_CBID_RESOURCE_GRAPH_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+                                               CUPTI_CBID_RESOURCE_STREAM_CREATED};
 
 bool enable(CUpti_CallbackDomain domain, CUpti_CallbackId id) {
   auto& state = traced();

@@ -17,7 +17,7 @@ inline constexpr std::size_t k_max_kernel_details = 4096; ///< kernels listed on
 inline constexpr std::size_t k_max_windows = 65536;       ///< later windows are counted, not kept
 inline constexpr std::size_t k_max_label = 64;
 inline constexpr std::size_t k_max_name = 256;
-inline constexpr std::size_t k_max_witness_notes = 8; ///< disabled callbacks described one by one
+inline constexpr std::size_t k_max_witness_notes = 8;  ///< disabled callbacks described one by one
 inline constexpr std::size_t k_max_outside_gaps = 256; ///< (label, group) pairs counted apart outside windows
 inline constexpr std::uint32_t k_open = std::numeric_limits<std::uint32_t>::max();
 
@@ -62,8 +62,8 @@ struct window_stats {
   // kernel record, so fewer records than launches means the activity record was switched off.
   std::uint64_t api_kernel_launches = 0;
   std::uint64_t api_transfers = 0;
-  std::uint64_t captures = 0; ///< stream captures begun in it (a captured launch runs nothing)
-  std::uint64_t harness_kernels = 0;       ///< the runtime's own (its stream hold), not counted below
+  std::uint64_t captures = 0;        ///< stream captures begun in it (a captured launch runs nothing)
+  std::uint64_t harness_kernels = 0; ///< the runtime's own (its stream hold), not counted below
   std::uint64_t graph_launches = 0;
   std::uint64_t kernels = 0;
   std::uint64_t copies = 0;
@@ -78,8 +78,8 @@ struct window_stats {
   std::uint64_t off_stream_transfers = 0; ///< copies and memsets on other streams
   std::uint64_t after_end_kernels = 0;
   std::uint64_t after_end_transfers = 0;
-  std::uint64_t after_end_max_ns = 0; ///< how far the latest of them ended past end_ns
-  std::int64_t threads = -1;          ///< tasks of the process at the window's end
+  std::uint64_t after_end_max_ns = 0;               ///< how far the latest of them ended past end_ns
+  std::int64_t threads = -1;                        ///< tasks of the process at the window's end
   std::vector<std::uint64_t> pending_ends;          ///< end times of kernels seen while it was open
   std::vector<std::uint64_t> pending_transfer_ends; ///< and of copies and memsets
 
@@ -143,7 +143,7 @@ enum class api_work : std::uint8_t { kernel_launch, transfer };
 
 /// Thread-safe: CUPTI's callbacks, its buffer thread and the runtime's markers all call in.
 class recorder {
-public:
+ public:
   /// Opens a window whose API calls have correlation ids from first_correlation on; an open
   /// window is closed first, at the same instant.
   void begin(std::string_view label, std::int64_t group, std::int64_t index, std::int64_t harness_stream,
@@ -177,7 +177,7 @@ public:
   bool dirty() const;
   void mark_written();
 
-private:
+ private:
   window_stats* window_of(std::uint32_t correlation); ///< m_mutex held; nullptr: outside every window
   /// A copy or a memset, counted in `count` of its window (and `total` of the evidence).
   void transfer(const transfer_record& r, std::uint64_t window_stats::*count, std::uint64_t& total);

@@ -22,8 +22,9 @@ constexpr std::size_t k_columns = 15;
 enum class align : std::uint8_t { left, right };
 
 constexpr std::array<std::string_view, k_columns> k_titles{
-    "rank",  "model",         "attempted",    "passed",      "pass@1",           "mean",     "median",  "geomean",
-    "score", "tokens/solved", "cache/solved", "cost/solved", "agent time/solved", "rejected", "verdicts"};
+    "rank",         "model",       "attempted",         "passed",   "pass@1",
+    "mean",         "median",      "geomean",           "score",    "tokens/solved",
+    "cache/solved", "cost/solved", "agent time/solved", "rejected", "verdicts"};
 constexpr std::array<align, k_columns> k_align{align::right, align::left,  align::right, align::right, align::right,
                                                align::right, align::right, align::right, align::right, align::right,
                                                align::right, align::right, align::right, align::right, align::left};
@@ -63,7 +64,8 @@ std::string model_cell(const score::model_summary& row) {
 void write_stale_note(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows,
                       std::string_view prefix) {
   if (std::none_of(rows.begin(), rows.end(), [](const auto& row) { return row.stale_guard > 0; })) return;
-  out << '\n' << prefix << "stale guard: evaluations judged under a guard version other than " << header.guard_version
+  out << '\n'
+      << prefix << "stale guard: evaluations judged under a guard version other than " << header.guard_version
       << "; `arbiter rejudge` judges them again\n";
 }
 
@@ -98,9 +100,8 @@ row_cells human_cells(std::size_t rank, const score::model_summary& row) {
 
 /// Columns a terminal gives the text: UTF-8 code points (× and — are one column each).
 std::size_t display_width(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // ---- table ------------------------------------------------------------------------------------
@@ -140,15 +141,13 @@ void render_table(std::ostream& out, const leaderboard_header& header, const std
 
 // ---- markdown ---------------------------------------------------------------------------------
 
-
 void write_markdown_row(std::ostream& out, const row_cells& cells) {
   out << '|';
   for (const std::string& cell : cells) out << ' ' << markdown_cell(cell) << " |";
   out << '\n';
 }
 
-void render_markdown(std::ostream& out, const leaderboard_header& header,
-                     const std::vector<score::model_summary>& rows) {
+void render_markdown(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows) {
   out << "- suite: " << markdown_cell(header.suite) << '\n'
       << "- campaign: " << markdown_cell(header.campaign) << '\n'
       << "- device: " << markdown_cell(header.device) << '\n'
@@ -212,30 +211,36 @@ void write_csv_record(std::ostream& out, const std::vector<std::string>& fields)
 }
 
 void render_csv(std::ostream& out, const std::vector<score::model_summary>& rows) {
-  write_csv_record(out, {"rank", "model", "harness", "problems", "attempted", "passed", "pass_at_1", "mean_speedup",
-                         "median_speedup", "geomean_speedup", "kernelarena_score", "tokens_per_solved",
-                         "cache_tokens_per_solved", "cost_per_solved_usd", "wall_s_per_solved", "rejected", "stale_guard", "verdicts"});
+  write_csv_record(out,
+                   {"rank", "model", "harness", "problems", "attempted", "passed", "pass_at_1", "mean_speedup", "median_speedup",
+                    "geomean_speedup", "kernelarena_score", "tokens_per_solved", "cache_tokens_per_solved", "cost_per_solved_usd",
+                    "wall_s_per_solved", "rejected", "stale_guard", "verdicts"});
   for (std::size_t idx = 0; idx < rows.size(); ++idx) {
     const score::model_summary& row = rows[idx];
-    write_csv_record(out, {std::to_string(idx + 1), row.model, row.harness, std::to_string(row.problems),
-                           std::to_string(row.attempted), std::to_string(row.passed), fmt::format("{}", row.pass_at_1),
-                           csv_number(row.mean_speedup), csv_number(row.median_speedup),
-                           csv_number(row.geomean_speedup), fmt::format("{}", row.kernelarena_score),
-                           csv_number(row.per_solved.tokens), csv_number(row.per_solved.cache_tokens),
-                           csv_number(row.per_solved.cost_usd), csv_number(row.per_solved.wall_s),
-                           std::to_string(row.rejected), std::to_string(row.stale_guard), failure_breakdown(row)});
+    write_csv_record(out,
+                     {std::to_string(idx + 1), row.model, row.harness, std::to_string(row.problems),
+                      std::to_string(row.attempted), std::to_string(row.passed), fmt::format("{}", row.pass_at_1),
+                      csv_number(row.mean_speedup), csv_number(row.median_speedup), csv_number(row.geomean_speedup),
+                      fmt::format("{}", row.kernelarena_score), csv_number(row.per_solved.tokens),
+                      csv_number(row.per_solved.cache_tokens), csv_number(row.per_solved.cost_usd),
+                      csv_number(row.per_solved.wall_s), std::to_string(row.rejected), std::to_string(row.stale_guard),
+                      failure_breakdown(row)});
   }
 }
 
 } // namespace
 
-void render_leaderboard(std::ostream& out, const leaderboard_header& header,
-                        const std::vector<score::model_summary>& rows, format output_format) {
+void render_leaderboard(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows,
+                        format output_format) {
   switch (output_format) {
-  case format::table: return render_table(out, header, rows);
-  case format::json: return render_json(out, header, rows);
-  case format::csv: return render_csv(out, rows);
-  case format::markdown: return render_markdown(out, header, rows);
+  case format::table:
+    return render_table(out, header, rows);
+  case format::json:
+    return render_json(out, header, rows);
+  case format::csv:
+    return render_csv(out, rows);
+  case format::markdown:
+    return render_markdown(out, header, rows);
   }
   ARB_THROW(internal_error, fmt::format("unknown leaderboard format {}", static_cast<int>(output_format)));
 }

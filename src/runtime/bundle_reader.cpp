@@ -39,16 +39,17 @@ bundle_reader::~bundle_reader() {
 
 const value_info& bundle_reader::info(int64_t idx) const {
   if (idx < 0 || idx >= count())
-    fail(ARB_E_ARG, "bundle " + m_path + ": value " + std::to_string(idx) + " out of range (count " +
-                        std::to_string(count()) + ")");
+    fail(ARB_E_ARG,
+         "bundle " + m_path + ": value " + std::to_string(idx) + " out of range (count " + std::to_string(count()) + ")");
   return m_values[static_cast<size_t>(idx)].info;
 }
 
 void bundle_reader::copy(int64_t idx, void* dst, uint64_t dst_bytes) {
   const value_info& value = info(idx);
   if (dst_bytes != value.nbytes)
-    fail(ARB_E_ARG, "bundle " + m_path + ": value " + std::to_string(idx) + " holds " + std::to_string(value.nbytes) +
-                        " bytes, destination " + std::to_string(dst_bytes));
+    fail(ARB_E_ARG,
+         "bundle " + m_path + ": value " + std::to_string(idx) + " holds " + std::to_string(value.nbytes) +
+             " bytes, destination " + std::to_string(dst_bytes));
   if (dst_bytes > 0 && dst == nullptr) fail(ARB_E_ARG, "bundle " + m_path + ": null destination");
   const uint64_t offset = m_values[static_cast<size_t>(idx)].data_offset;
   if (const int error = pread_all(m_fd, offset, dst, dst_bytes); error != 0)
@@ -71,8 +72,7 @@ void bundle_reader::index_values(uint32_t count) {
     value.info.kind = static_cast<int32_t>(header[0]);
     value.info.dtype = static_cast<int32_t>(header[1]);
     value.info.ndim = static_cast<int32_t>(header[2]);
-    if (header[2] > static_cast<uint32_t>(k_max_ndim))
-      format_fail(where + ": ndim " + std::to_string(header[2]) + " > 8");
+    if (header[2] > static_cast<uint32_t>(k_max_ndim)) format_fail(where + ": ndim " + std::to_string(header[2]) + " > 8");
     const uint64_t shape_bytes = 8 * static_cast<uint64_t>(value.info.ndim);
     read_at(offset + k_value_header_bytes, value.info.shape, shape_bytes, where.c_str());
     read_at(offset + k_value_header_bytes + shape_bytes, &value.info.nbytes, 8, where.c_str());

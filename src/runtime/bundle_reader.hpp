@@ -11,7 +11,7 @@
 namespace arbiter::runtime {
 
 class bundle_reader {
-public:
+ public:
   /// Throws runtime_failure: ARB_E_IO if the file cannot be read, ARB_E_FORMAT if it is not a
   /// complete, well-formed bundle; both name the file.
   explicit bundle_reader(std::string path);
@@ -31,7 +31,7 @@ public:
   /// copying). Throws runtime_failure(ARB_E_ARG) for an index out of range.
   uint64_t data_offset(int64_t idx) const;
 
-private:
+ private:
   struct indexed_value {
     value_info info;
     uint64_t data_offset = 0;

@@ -11,7 +11,7 @@
 namespace arbiter::runtime {
 
 class bundle_writer {
-public:
+ public:
   /// Creates "<path>.tmp". Throws runtime_failure(ARB_E_IO) naming the file.
   explicit bundle_writer(std::string path);
   /// Removes the temporary file unless close() succeeded.
@@ -27,7 +27,7 @@ public:
   /// also after an add whose write failed (the temporary file is then removed, no bundle appears).
   void close();
 
-private:
+ private:
   void write(const void* bytes, uint64_t nbytes);
   [[noreturn]] void io_fail(const std::string& what, int error);
 

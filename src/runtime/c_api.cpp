@@ -181,11 +181,10 @@ int arb_timing_defaults(int32_t device, arb_timing_config* out) {
   });
 }
 
-int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path,
-             arb_timing_result* out) {
+int arb_time(const arb_timing_config* config, arb_call_fn fn, void* user, const char* json_path, arb_timing_result* out) {
   return guarded([&] {
     require(config && fn, "arb_time: null config or callback");
-    const stop_rule rule{config->min_samples, config->max_samples, config->min_time_s, config->max_time_s,
+    const stop_rule rule{config->min_samples,      config->max_samples,   config->min_time_s, config->max_time_s,
                          config->target_rel_noise, config->warmup_time_s, config->rest_ratio};
     const std::unique_ptr<sample_clock> clock = make_clock(*config);
     probe_marks marks(config->probe_group, config->stream);

@@ -11,7 +11,7 @@ namespace {
 constexpr uint64_t k_default_cpu_flush_bytes = 64ull << 20; // larger than any host last-level cache
 
 class cpu_clock final : public sample_clock {
-public:
+ public:
   explicit cpu_clock(uint64_t flush_bytes) : m_flush(flush_bytes ? flush_bytes : k_default_cpu_flush_bytes) {}
 
   const char* device_name() const noexcept override { return "cpu"; }
@@ -39,7 +39,7 @@ public:
   bool measures_host_latency() const noexcept override { return false; }
   double time_host(const std::function<void()>& call) override { return time_call(call).ms; }
 
-private:
+ private:
   std::vector<unsigned char> m_flush;
   volatile unsigned char m_sink = 0;
 };

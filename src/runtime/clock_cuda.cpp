@@ -19,7 +19,7 @@ constexpr uint64_t k_hold_timeout_ns = 200'000'000;
 constexpr int k_floor_repeats = 21;
 
 class cuda_clock final : public sample_clock {
-public:
+ public:
   cuda_clock(uint64_t stream, uint64_t flush_bytes)
       : m_driver(cuda_driver::get()), m_stream(reinterpret_cast<cu_stream>(stream)) {
     const cu_device device = m_driver.current_device();
@@ -53,8 +53,7 @@ public:
     const auto value = static_cast<unsigned>(0x9E3779B9u * static_cast<uint64_t>(sample_idx + 1));
     m_driver.check(m_driver.memset_d32_async(m_flush, value, m_flush_words, m_stream), "cuMemsetD32Async (L2 flush)");
     // Lines a candidate pinned with an access-policy window would survive the flush (T6).
-    if (m_driver.ctx_reset_persisting_l2)
-      m_driver.check(m_driver.ctx_reset_persisting_l2(), "cuCtxResetPersistingL2Cache");
+    if (m_driver.ctx_reset_persisting_l2) m_driver.check(m_driver.ctx_reset_persisting_l2(), "cuCtxResetPersistingL2Cache");
     m_driver.check(m_driver.ctx_synchronize(), "cuCtxSynchronize (before sample)");
   }
 
@@ -84,7 +83,7 @@ public:
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
-private:
+ private:
   /// Events around call on the harness stream (behind the hold when there is one), then a
   /// full-device synchronise: work the call left on other streams delays the sample's end (T1).
   /// held says whether the span was queued behind the hold.

@@ -9,12 +9,12 @@ namespace {
 using nvml_device = struct nvml_device_opaque*;
 using nvml_return = int;
 
-constexpr int k_nvml_clock_sm = 1;                             // NVML_CLOCK_SM
-constexpr unsigned long long k_reason_sw_power_cap = 0x4;     // nvmlClocksEventReasonSwPowerCap
-constexpr unsigned long long k_reason_hw_slowdown = 0x8;      // nvmlClocksThrottleReasonHwSlowdown
-constexpr unsigned long long k_reason_sw_thermal = 0x20;      // nvmlClocksEventReasonSwThermalSlowdown
-constexpr unsigned long long k_reason_hw_thermal = 0x40;      // nvmlClocksThrottleReasonHwThermalSlowdown
-constexpr unsigned long long k_reason_power_brake = 0x80;     // nvmlClocksThrottleReasonHwPowerBrakeSlowdown
+constexpr int k_nvml_clock_sm = 1;                        // NVML_CLOCK_SM
+constexpr unsigned long long k_reason_sw_power_cap = 0x4; // nvmlClocksEventReasonSwPowerCap
+constexpr unsigned long long k_reason_hw_slowdown = 0x8;  // nvmlClocksThrottleReasonHwSlowdown
+constexpr unsigned long long k_reason_sw_thermal = 0x20;  // nvmlClocksEventReasonSwThermalSlowdown
+constexpr unsigned long long k_reason_hw_thermal = 0x40;  // nvmlClocksThrottleReasonHwThermalSlowdown
+constexpr unsigned long long k_reason_power_brake = 0x80; // nvmlClocksThrottleReasonHwPowerBrakeSlowdown
 
 struct nvml_api {
   nvml_return (*init)() = nullptr;
@@ -31,7 +31,7 @@ bool bind(void* library, fn_ptr& slot, const char* name) {
 }
 
 class nvml_monitor final : public clock_monitor {
-public:
+ public:
   nvml_monitor(nvml_api api, nvml_device device) : m_api(api), m_device(device) {
     if (m_api.max_clock_info(m_device, k_nvml_clock_sm, &m_max_mhz) != 0) m_max_mhz = 0;
   }
@@ -46,7 +46,7 @@ public:
 
   unsigned max_sm_mhz() const override { return m_max_mhz; }
 
-private:
+ private:
   nvml_api m_api;
   nvml_device m_device;
   unsigned m_max_mhz = 0;
@@ -70,10 +70,9 @@ std::unique_ptr<clock_monitor> make_clock_monitor(const std::string& pci_bus_id,
   }
   nvml_api api;
   const bool bound = bind(library, api.init, "nvmlInit_v2") && bind(library, api.by_pci, "nvmlDeviceGetHandleByPciBusId_v2") &&
-                     bind(library, api.clock_info, "nvmlDeviceGetClockInfo") &&
-                     bind(library, api.max_clock_info, "nvmlDeviceGetMaxClockInfo") &&
-                     (bind(library, api.reasons, "nvmlDeviceGetCurrentClocksEventReasons") ||
-                      bind(library, api.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+      bind(library, api.clock_info, "nvmlDeviceGetClockInfo") && bind(library, api.max_clock_info, "nvmlDeviceGetMaxClockInfo") &&
+      (bind(library, api.reasons, "nvmlDeviceGetCurrentClocksEventReasons") ||
+       bind(library, api.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons"));
   if (!bound) {
     if (why) *why = "libnvidia-ml.so.1 lacks a clock entry point";
     return nullptr;

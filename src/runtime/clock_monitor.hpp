@@ -9,13 +9,13 @@
 namespace arbiter::runtime {
 
 struct clock_reading {
-  unsigned sm_mhz = 0;         ///< 0 when unknown
-  bool throttled = false;      ///< thermal slowdown (hardware or software) or a power brake
-  bool power_capped = false;   ///< the software power cap lowered the clock (normal under full load)
+  unsigned sm_mhz = 0;       ///< 0 when unknown
+  bool throttled = false;    ///< thermal slowdown (hardware or software) or a power brake
+  bool power_capped = false; ///< the software power cap lowered the clock (normal under full load)
 };
 
 class clock_monitor {
-public:
+ public:
   virtual ~clock_monitor() = default;
   virtual clock_reading read() = 0;
   /// The device's maximum SM clock in MHz (0 when unknown).

@@ -79,9 +79,10 @@ cu_device cuda_driver::current_device() const {
   // Without cuInit the driver answers NOT_INITIALIZED rather than a null context: same cause.
   const cu_result rc = ctx_get_current(&context);
   if (rc != 0 || !context)
-    fail(ARB_E_CUDA, "no CUDA context is current on the calling thread (initialise CUDA on this thread, e.g. "
-                     "through PyTorch, before timing)" +
-                         (rc != 0 ? ": cuCtxGetCurrent: " + describe(rc) : std::string()));
+    fail(ARB_E_CUDA,
+         "no CUDA context is current on the calling thread (initialise CUDA on this thread, e.g. "
+         "through PyTorch, before timing)" +
+             (rc != 0 ? ": cuCtxGetCurrent: " + describe(rc) : std::string()));
   cu_device device = 0;
   check(ctx_get_device(&device), "cuCtxGetDevice");
   return device;

@@ -16,8 +16,8 @@ using cu_event = struct cu_event_opaque*;
 using cu_module = struct cu_module_opaque*;
 using cu_function = struct cu_function_opaque*;
 
-inline constexpr int k_cu_attr_l2_cache_size = 38; // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE
-inline constexpr unsigned k_cu_event_default = 0;  // CU_EVENT_DEFAULT
+inline constexpr int k_cu_attr_l2_cache_size = 38;                       // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE
+inline constexpr unsigned k_cu_event_default = 0;                        // CU_EVENT_DEFAULT
 inline constexpr unsigned k_cu_host_alloc_portable_mapped = 0x01 | 0x02; // CU_MEMHOSTALLOC_PORTABLE | _DEVICEMAP
 
 struct cuda_driver {
@@ -36,8 +36,8 @@ struct cuda_driver {
   cu_result (*module_load_data)(cu_module*, const void*) = nullptr;
   cu_result (*module_unload)(cu_module) = nullptr;
   cu_result (*module_get_function)(cu_function*, cu_module, const char*) = nullptr;
-  cu_result (*launch_kernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             cu_stream, void**, void**) = nullptr;
+  cu_result (*launch_kernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, cu_stream, void**,
+                             void**) = nullptr;
   cu_result (*mem_host_alloc)(void**, size_t, unsigned) = nullptr;
   cu_result (*mem_free_host)(void*) = nullptr;
   cu_result (*mem_host_get_device_pointer)(cu_deviceptr*, void*, unsigned) = nullptr;

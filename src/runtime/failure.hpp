@@ -9,11 +9,11 @@ namespace arbiter::runtime {
 
 /// A failure that ends one runtime operation; code() is one of the ARB_E_* values.
 class runtime_failure : public std::runtime_error {
-public:
+ public:
   runtime_failure(int code, const std::string& message) : std::runtime_error(message), m_code(code) {}
   int code() const noexcept { return m_code; }
 
-private:
+ private:
   int m_code;
 };
 

@@ -46,9 +46,8 @@ int in_chunks(uint64_t offset, uint64_t nbytes, Move move) {
     for (unsigned part = 0; part < threads; ++part) {
       const uint64_t begin = nbytes * part / threads, end = nbytes * (part + 1) / threads;
       workers.emplace_back([&, begin, end] {
-        const int error = move_fully(offset + begin, end - begin, [&](uint64_t at, uint64_t done, uint64_t count) {
-          return move(at, begin + done, count);
-        });
+        const int error = move_fully(offset + begin, end - begin,
+                                     [&](uint64_t at, uint64_t done, uint64_t count) { return move(at, begin + done, count); });
         int expected = 0;
         if (error != 0) first_error.compare_exchange_strong(expected, error);
       });

@@ -21,7 +21,7 @@ struct probe_link {
 
 /// Marks of one timing run: every window carries the run's group (shape index) and stream.
 class probe_marks final : public window_marks {
-public:
+ public:
   probe_marks(int64_t group, uint64_t stream) : m_link(probe_link::get()), m_group(group), m_stream(stream) {}
   void begin(const char* label, int64_t index) override {
     if (m_link.present()) m_link.begin(m_link.token, label, m_group, index, m_stream);
@@ -30,7 +30,7 @@ public:
     if (m_link.present()) m_link.end(m_link.token);
   }
 
-private:
+ private:
   const probe_link& m_link;
   int64_t m_group;
   uint64_t m_stream;

@@ -11,7 +11,7 @@
 namespace arbiter::runtime {
 
 class stream_hold {
-public:
+ public:
   /// Loads the kernels (PTX, JIT-compiled by the driver) into the current context and allocates
   /// the host-mapped flag. Throws runtime_failure(ARB_E_CUDA) when either fails.
   explicit stream_hold(const cuda_driver& driver);
@@ -28,7 +28,7 @@ public:
   /// Queues an empty kernel (for measuring the clock's own floor).
   void launch_empty(cu_stream stream);
 
-private:
+ private:
   void free_resources() noexcept;
 
   const cuda_driver& m_driver;

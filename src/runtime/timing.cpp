@@ -12,9 +12,7 @@
 
 namespace arbiter::runtime {
 
-double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double steady_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 void sleep_seconds(double seconds) {
   if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
@@ -36,8 +34,8 @@ void check_rule(const stop_rule& rule, int32_t warmup_calls) {
 void invoke(const call_fn& call, int64_t call_idx, const char* what = "forward call") {
   const int rc = call(call_idx);
   if (rc != 0)
-    fail(ARB_E_CALLBACK, std::string(what) + " " + std::to_string(call_idx) + " failed (callback returned " +
-                             std::to_string(rc) + ")");
+    fail(ARB_E_CALLBACK,
+         std::string(what) + " " + std::to_string(call_idx) + " failed (callback returned " + std::to_string(rc) + ")");
 }
 
 // The median's noise needs a sort; recomputing it after every sample would make long runs
@@ -81,8 +79,8 @@ void record(timing_run& run, const clock_sample& s, int64_t sample_idx) {
 
 } // namespace
 
-timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call,
-                      const wall_fn& wall, const timing_hooks& hooks) {
+timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call, const wall_fn& wall,
+                      const timing_hooks& hooks) {
   window_marks* marks = hooks.marks;
   const auto after = [&](int64_t call_idx) {
     if (hooks.after_call) invoke(hooks.after_call, call_idx, "after-call hook of call");
@@ -125,8 +123,7 @@ timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock&
       }
       after(call_idx);
     };
-    if (call_idx < warmup_calls)
-      warm_up();
+    if (call_idx < warmup_calls) warm_up();
     else // the warm-up by time
       paced(call_idx, *timed_warmup_start_s + rule.warmup_time_s, warm_up);
   }

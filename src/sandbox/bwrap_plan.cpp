@@ -48,7 +48,8 @@ void add_system(std::vector<entry>& entries, const std::vector<std::string>& pat
     std::error_code ec;
     fs::path const given = fs::path(path).lexically_normal();
     if (!fs::exists(fs::symlink_status(given, ec)) || given == given.root_path()) continue;
-    if (fs::is_symlink(fs::symlink_status(given, ec))) entries.push_back({given, entry_kind::system_link, fs::read_symlink(given, ec)});
+    if (fs::is_symlink(fs::symlink_status(given, ec)))
+      entries.push_back({given, entry_kind::system_link, fs::read_symlink(given, ec)});
     else entries.push_back({given, entry_kind::read_only, {}});
   }
 }
@@ -100,8 +101,8 @@ std::vector<std::string> bwrap_argv(const isolation& wanted, const bwrap_request
   // as the program does, so every process left in the namespace would die before the supervisor
   // could see it (process_result::survivors). The outer process dies with arbiter all the same
   // (child_launch sets its parent-death signal), and the init, in the supervised group, with it.
-  std::vector<std::string> argv{request.bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                                "--hostname", "arbiter-sandbox"};
+  std::vector<std::string> argv{request.bwrap,   "--unshare-pid", "--unshare-ipc",
+                                "--unshare-uts", "--hostname",    "arbiter-sandbox"};
   if (wanted.new_net_ns) argv.push_back("--unshare-net");
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev"});
   for (auto const& device : request.devices) argv.insert(argv.end(), {"--dev-bind-try", device, device});
@@ -137,7 +138,8 @@ std::vector<std::string> bwrap_argv(const isolation& wanted, const bwrap_request
       bool const in_bind = std::any_of(entries.begin(), entries.end(), [&](const entry& other) {
         return (other.kind == entry_kind::read_only || other.kind == entry_kind::read_write) && inside(parent, other.path);
       });
-      if (in_bind || std::any_of(entries.begin(), entries.end(), same) || std::any_of(parents.begin(), parents.end(), same)) continue;
+      if (in_bind || std::any_of(entries.begin(), entries.end(), same) || std::any_of(parents.begin(), parents.end(), same))
+        continue;
       parents.push_back({parent, entry_kind::make_dir, {}});
     }
   }
@@ -148,9 +150,15 @@ std::vector<std::string> bwrap_argv(const isolation& wanted, const bwrap_request
   for (auto const& e : entries) {
     std::string const path = e.path.string();
     switch (e.kind) {
-    case entry_kind::system_link: argv.insert(argv.end(), {"--symlink", e.link_target.string(), path}); break;
-    case entry_kind::read_only: argv.insert(argv.end(), {"--ro-bind", path, path}); break;
-    case entry_kind::read_write: argv.insert(argv.end(), {"--bind", path, path}); break;
+    case entry_kind::system_link:
+      argv.insert(argv.end(), {"--symlink", e.link_target.string(), path});
+      break;
+    case entry_kind::read_only:
+      argv.insert(argv.end(), {"--ro-bind", path, path});
+      break;
+    case entry_kind::read_write:
+      argv.insert(argv.end(), {"--bind", path, path});
+      break;
     case entry_kind::scratch:
       argv.insert(argv.end(), {"--perms", "1777"});
       if (wanted.scratch_max_bytes > 0) argv.insert(argv.end(), {"--size", std::to_string(wanted.scratch_max_bytes)});
@@ -160,15 +168,20 @@ std::vector<std::string> bwrap_argv(const isolation& wanted, const bwrap_request
       argv.insert(argv.end(), {"--perms", "0755", "--tmpfs", path});
       read_only_later.push_back(path);
       break;
-    case entry_kind::hide_file: argv.insert(argv.end(), {"--ro-bind", "/dev/null", path}); break;
-    case entry_kind::make_dir: argv.insert(argv.end(), {"--perms", "0755", "--dir", path}); break;
+    case entry_kind::hide_file:
+      argv.insert(argv.end(), {"--ro-bind", "/dev/null", path});
+      break;
+    case entry_kind::make_dir:
+      argv.insert(argv.end(), {"--perms", "0755", "--dir", path});
+      break;
     }
   }
   for (auto const& path : read_only_later) argv.insert(argv.end(), {"--remount-ro", path});
   if (!request.cwd.empty()) argv.insert(argv.end(), {"--chdir", request.cwd});
   if (request.seccomp) argv.insert(argv.end(), {"--seccomp", std::to_string(bwrap_seccomp_fd)});
-  argv.insert(argv.end(), {"--", request.setpriv, "--reuid=" + std::to_string(wanted.uid), "--regid=" + std::to_string(wanted.gid),
-                           "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"});
+  argv.insert(argv.end(),
+              {"--", request.setpriv, "--reuid=" + std::to_string(wanted.uid), "--regid=" + std::to_string(wanted.gid),
+               "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"});
   argv.insert(argv.end(), request.program.begin(), request.program.end());
   return argv;
 }

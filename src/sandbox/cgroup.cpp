@@ -47,8 +47,9 @@ std::vector<wanted_limit> wanted_limits(const cgroup_limits& limits) {
   std::vector<wanted_limit> wanted;
   if (!limits.cpus.empty()) wanted.push_back({"cpuset", "cpuset.cpus", limits.cpus});
   if (limits.cpu_max_cores > 0)
-    wanted.push_back({"cpu", "cpu.max", std::to_string(std::llround(limits.cpu_max_cores * k_cpu_period_us)) + " " +
-                                            std::to_string(k_cpu_period_us)});
+    wanted.push_back(
+        {"cpu", "cpu.max",
+         std::to_string(std::llround(limits.cpu_max_cores * k_cpu_period_us)) + " " + std::to_string(k_cpu_period_us)});
   if (limits.memory_max > 0) wanted.push_back({"memory", "memory.max", std::to_string(limits.memory_max)});
   if (limits.pids_max > 0) wanted.push_back({"pids", "pids.max", std::to_string(limits.pids_max)});
   return wanted;
@@ -96,8 +97,7 @@ int cgroup_write(const std::string& path, const std::string& text) {
   return error;
 }
 
-std::string own_cgroup_folder(const std::string& mount_point, const std::string& mount_root, std::string own,
-                              std::string& why) {
+std::string own_cgroup_folder(const std::string& mount_point, const std::string& mount_root, std::string own, std::string& why) {
   if (own.rfind(mount_root, 0) == 0 && mount_root != "/") own = own.substr(mount_root.size());
   std::string parent = mount_point + (own == "/" ? "" : own);
   struct stat info {};
@@ -183,8 +183,7 @@ evaluation_cgroup evaluation_cgroup::create(const cgroup_limits& limits, std::ve
     for (auto const& limit : wanted) {
       if (has_word(available, limit.controller) || has_word(cgroup_read(parent + "/cgroup.subtree_control"), limit.controller))
         group.set_v2(parent, limit, missing);
-      else
-        for_v1.push_back(limit);
+      else for_v1.push_back(limit);
     }
   }
   for (auto const& limit : for_v1) {
@@ -227,7 +226,8 @@ void evaluation_cgroup::set_v2(const std::string& parent, const wanted_limit& li
       return;
     }
   }
-  if (limit.controller == std::string("cpuset")) cgroup_write(m_path + "/cpuset.mems", cgroup_read(parent + "/cpuset.mems.effective"));
+  if (limit.controller == std::string("cpuset"))
+    cgroup_write(m_path + "/cpuset.mems", cgroup_read(parent + "/cpuset.mems.effective"));
   if (int const error = cgroup_write(m_path + "/" + limit.file, limit.value); error != 0) {
     missing.push_back(std::string("cgroup: writing ") + limit.file + " = " + limit.value + ": " + std::strerror(error));
     return;

@@ -242,8 +242,7 @@ int child_keep_only(int keep) {
     received += static_cast<std::size_t>(got);
   }
   int init_status = 0;
-  while (::waitpid(init, &init_status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(init, &init_status, 0) < 0 && errno == EINTR) {}
   if (received < sizeof status) status = init_status;
   if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
   int const sig = WTERMSIG(status);
@@ -332,20 +331,31 @@ std::string describe_step(const child_record& failure, const exec_plan& plan) {
   auto const& ops = plan.isolation.ops;
   auto const op_idx = static_cast<std::size_t>(failure.detail);
   switch (failure.step) {
-  case child_step::unshare: return "unshare(CLONE_NEWNET | CLONE_NEWNS) refused (" + why + "): no private network or file view";
-  case child_step::mount: return "sandbox mount failed, " + (op_idx < ops.size() ? describe_op(ops[op_idx]) : "?") + ": " + why;
-  case child_step::setgroups: return "setgroups refused (" + why + "): no switch to uid " + std::to_string(plan.isolation.uid);
-  case child_step::setgid: return "setresgid(" + std::to_string(plan.isolation.gid) + "): " + why;
-  case child_step::setuid: return "setresuid(" + std::to_string(plan.isolation.uid) + "): " + why;
-  case child_step::no_new_privs: return "prctl(PR_SET_NO_NEW_PRIVS): " + why;
+  case child_step::unshare:
+    return "unshare(CLONE_NEWNET | CLONE_NEWNS) refused (" + why + "): no private network or file view";
+  case child_step::mount:
+    return "sandbox mount failed, " + (op_idx < ops.size() ? describe_op(ops[op_idx]) : "?") + ": " + why;
+  case child_step::setgroups:
+    return "setgroups refused (" + why + "): no switch to uid " + std::to_string(plan.isolation.uid);
+  case child_step::setgid:
+    return "setresgid(" + std::to_string(plan.isolation.gid) + "): " + why;
+  case child_step::setuid:
+    return "setresuid(" + std::to_string(plan.isolation.uid) + "): " + why;
+  case child_step::no_new_privs:
+    return "prctl(PR_SET_NO_NEW_PRIVS): " + why;
   case child_step::unshare_pid:
     return "unshare(CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) refused (" + why +
-           "): no PID namespace, the host's process list stays visible and a process that leaves the group can outlive the run";
-  case child_step::proc_mount: return "a fresh /proc refused (" + why + "): the host's process list stays visible";
-  case child_step::seccomp: return "seccomp filter refused (" + why + ")";
-  case child_step::cgroup_join: return "moving into the evaluation's cgroup failed (" + why + ")";
-  case child_step::init_fork: return "starting the PID namespace's init: " + why;
-  default: return {};
+        "): no PID namespace, the host's process list stays visible and a process that leaves the group can outlive the run";
+  case child_step::proc_mount:
+    return "a fresh /proc refused (" + why + "): the host's process list stays visible";
+  case child_step::seccomp:
+    return "seccomp filter refused (" + why + ")";
+  case child_step::cgroup_join:
+    return "moving into the evaluation's cgroup failed (" + why + ")";
+  case child_step::init_fork:
+    return "starting the PID namespace's init: " + why;
+  default:
+    return {};
   }
 }
 
@@ -353,15 +363,20 @@ std::string describe_failure(const child_record& failure, const exec_plan& plan,
   if (std::string const isolation = describe_step(failure, plan); !isolation.empty()) return isolation;
   std::string const why = std::strerror(failure.error_number);
   switch (failure.step) {
-  case child_step::setsid: return "setsid: " + why;
-  case child_step::chdir: return "chdir(" + spec.cwd + "): " + why;
+  case child_step::setsid:
+    return "setsid: " + why;
+  case child_step::chdir:
+    return "chdir(" + spec.cwd + "): " + why;
   case child_step::setrlimit: {
     auto const idx = static_cast<std::size_t>(failure.detail);
     return std::string("setrlimit(") + (idx < plan.limits.size() ? plan.limits[idx].name : "?") + "): " + why;
   }
-  case child_step::stdin_null: return "stdin from /dev/null: " + why;
-  case child_step::redirect: return "redirecting stdout/stderr: " + why;
-  default: break;
+  case child_step::stdin_null:
+    return "stdin from /dev/null: " + why;
+  case child_step::redirect:
+    return "redirecting stdout/stderr: " + why;
+  default:
+    break;
   }
   std::string text = "cannot execute '" + spec.argv.front() + "': " + why;
   if (!plan.search_path.empty()) text += " (searched PATH=" + plan.search_path + ")";
@@ -446,8 +461,7 @@ void describe_layers(const exec_plan& plan, const process_spec& spec, const std:
 
 void reap(pid_t pid) {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
 }
 
 launch_result not_started(std::string why) {
@@ -458,8 +472,7 @@ launch_result not_started(std::string why) {
 
 } // namespace
 
-launch_result launch_child(const process_spec& spec, int output_fd, int channel, int gate,
-                           const cgroup_procs_fds& cgroup_procs) {
+launch_result launch_child(const process_spec& spec, int output_fd, int channel, int gate, const cgroup_procs_fds& cgroup_procs) {
   if (spec.argv.empty() || spec.argv.front().empty()) return not_started("argv is empty");
   exec_plan plan;
   try {

@@ -59,8 +59,7 @@ int run_quietly(const std::vector<std::string>& args, int seccomp_fd, std::strin
   }
   ::close(fds[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (auto const newline = output.find('\n'); newline != std::string::npos) output.resize(newline);
   return status;
 }
@@ -72,7 +71,8 @@ bubblewrap_probe probe() {
     found.note = "ARBITER_BWRAP=off";
     return found;
   }
-  found.bwrap = forced != nullptr && *forced != '\0' ? forced : first_executable({"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"});
+  found.bwrap =
+      forced != nullptr && *forced != '\0' ? forced : first_executable({"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"});
   found.setpriv = first_executable({"/usr/bin/setpriv", "/bin/setpriv"});
   if (found.bwrap.empty()) {
     found.note = "bwrap not found (Debian/Ubuntu package bubblewrap)";
@@ -104,8 +104,8 @@ bubblewrap_probe probe() {
     return found;
   }
   found.note = found.bwrap + " fails here (" +
-               (WIFEXITED(status) ? "status " + std::to_string(WEXITSTATUS(status)) : "status " + std::to_string(status)) +
-               (output.empty() ? "" : ": " + output) + ")";
+      (WIFEXITED(status) ? "status " + std::to_string(WEXITSTATUS(status)) : "status " + std::to_string(status)) +
+      (output.empty() ? "" : ": " + output) + ")";
   return found;
 }
 

@@ -41,7 +41,8 @@ bool inside(const fs::path& path, const fs::path& root) {
 
 /// Roots (hidden or scratch) that no other root contains: a nested one is hidden already.
 std::vector<std::pair<fs::path, mount_op_kind>> outermost(std::vector<std::pair<fs::path, mount_op_kind>> roots) {
-  std::sort(roots.begin(), roots.end(), [](auto const& a, auto const& b) { return a.first.string().size() < b.first.string().size(); });
+  std::sort(roots.begin(), roots.end(),
+            [](auto const& a, auto const& b) { return a.first.string().size() < b.first.string().size(); });
   std::vector<std::pair<fs::path, mount_op_kind>> kept;
   for (auto const& root : roots) {
     bool const covered = std::any_of(kept.begin(), kept.end(), [&](auto const& k) { return inside(root.first, k.first); });
@@ -82,7 +83,8 @@ void plan_mounts(isolation_plan& plan, const isolation& wanted) {
   std::vector<std::pair<fs::path, bool>> binds; // path, read-only
   for (auto const& path : existing(wanted.writable_paths)) binds.emplace_back(path, false);
   for (auto const& path : existing(wanted.exposed_paths)) binds.emplace_back(path, true);
-  std::sort(binds.begin(), binds.end(), [](auto const& a, auto const& b) { return a.first.string().size() < b.first.string().size(); });
+  std::sort(binds.begin(), binds.end(),
+            [](auto const& a, auto const& b) { return a.first.string().size() < b.first.string().size(); });
   std::vector<mount_op> open_ops{{mount_op_kind::make_private, "/", -1, {}}, {mount_op_kind::fresh_proc, "/proc", -1, {}}};
   for (auto const& [path, read_only] : binds) {
     auto const root = std::find_if(roots.begin(), roots.end(), [&](auto const& r) { return inside(path, r.first); });
@@ -112,11 +114,14 @@ void format_fd_path(std::string& room, int fd) {
 int run_op(isolation_plan& plan, mount_op& op) {
   char const* target = op.target.c_str();
   switch (op.kind) {
-  case mount_op_kind::make_private: return ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
+  case mount_op_kind::make_private:
+    return ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
   case mount_op_kind::hide_folder:
     return ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m");
-  case mount_op_kind::hide_file: return ::mount("/dev/null", target, nullptr, MS_BIND, nullptr);
-  case mount_op_kind::scratch_folder: return ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, op.source.c_str());
+  case mount_op_kind::hide_file:
+    return ::mount("/dev/null", target, nullptr, MS_BIND, nullptr);
+  case mount_op_kind::scratch_folder:
+    return ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, op.source.c_str());
   case mount_op_kind::fresh_proc:
     if (!plan.pid_ns) return 0;
     return ::mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
@@ -161,8 +166,8 @@ isolation_plan make_isolation_plan(const isolation& wanted) {
   isolation_plan plan;
   if (!wanted.enabled) return plan;
   if (::geteuid() != 0) {
-    plan.parent_note = "arbiter runs as uid " + std::to_string(::geteuid()) +
-                       ", not root: no user switch, no private network or file view";
+    plan.parent_note =
+        "arbiter runs as uid " + std::to_string(::geteuid()) + ", not root: no user switch, no private network or file view";
     return plan;
   }
   plan.active = true;
@@ -218,16 +223,26 @@ void child_isolate(isolation_plan& plan, int report_fd) {
 
 std::string describe_op(const mount_op& op) {
   switch (op.kind) {
-  case mount_op_kind::make_private: return "making every mount private";
-  case mount_op_kind::hide_folder: return "hiding folder " + op.target + " under an empty tmpfs";
-  case mount_op_kind::hide_file: return "hiding file " + op.target + " under /dev/null";
-  case mount_op_kind::scratch_folder: return "a private tmpfs on " + op.target;
-  case mount_op_kind::make_folder: return "mount point folder " + op.target;
-  case mount_op_kind::make_file: return "mount point file " + op.target;
-  case mount_op_kind::open_source: return "opening " + op.target + " to bind it back";
-  case mount_op_kind::bind: return "binding " + op.target + " back";
-  case mount_op_kind::read_only: return "remounting " + op.target + " read-only";
-  case mount_op_kind::fresh_proc: return "a fresh /proc";
+  case mount_op_kind::make_private:
+    return "making every mount private";
+  case mount_op_kind::hide_folder:
+    return "hiding folder " + op.target + " under an empty tmpfs";
+  case mount_op_kind::hide_file:
+    return "hiding file " + op.target + " under /dev/null";
+  case mount_op_kind::scratch_folder:
+    return "a private tmpfs on " + op.target;
+  case mount_op_kind::make_folder:
+    return "mount point folder " + op.target;
+  case mount_op_kind::make_file:
+    return "mount point file " + op.target;
+  case mount_op_kind::open_source:
+    return "opening " + op.target + " to bind it back";
+  case mount_op_kind::bind:
+    return "binding " + op.target + " back";
+  case mount_op_kind::read_only:
+    return "remounting " + op.target + " read-only";
+  case mount_op_kind::fresh_proc:
+    return "a fresh /proc";
   }
   return "unknown mount step";
 }

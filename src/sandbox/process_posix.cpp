@@ -162,7 +162,8 @@ process_result supervise(launched_child& child, const process_spec& spec) {
     child.pid = -1;
   }
   add_line(result.limit_exceeded, child.cgroup.finish()); // a process that left every group dies here
-  if (spec.sandbox.enabled) add_line(result.limit_exceeded, detail::enforce_work_cap(spec.sandbox.size_capped_paths, spec.sandbox.max_work_bytes));
+  if (spec.sandbox.enabled)
+    add_line(result.limit_exceeded, detail::enforce_work_cap(spec.sandbox.size_capped_paths, spec.sandbox.max_work_bytes));
   result.wall_s = seconds_since(child.start);
   finish_captures(child.capture, child.channel);
   result.output_bytes = child.capture.total_bytes();
@@ -182,16 +183,14 @@ void open_gate(int gate) {
   ::sigaddset(&pipe_only, SIGPIPE);
   ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
   const char open = '1';
-  while (::write(gate, &open, 1) < 0 && errno == EINTR) {
-  }
+  while (::write(gate, &open, 1) < 0 && errno == EINTR) {}
   const timespec now{0, 0};
-  while (::sigtimedwait(&pipe_only, nullptr, &now) == SIGPIPE) {
-  }
+  while (::sigtimedwait(&pipe_only, nullptr, &now) == SIGPIPE) {}
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 class posix_started_process final : public started_process {
-public:
+ public:
   explicit posix_started_process(const process_spec& spec) : m_spec(spec) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -208,8 +207,7 @@ public:
     if (!m_child || m_child->pid <= 0) return;
     ::kill(-m_child->pid, SIGKILL);
     int status = 0;
-    while (::waitpid(m_child->pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(m_child->pid, &status, 0) < 0 && errno == EINTR) {}
     m_child->cgroup.finish();
     try {
       finish_captures(m_child->capture, m_child->channel);
@@ -237,8 +235,8 @@ public:
     const pid_t pid = m_child->pid;
     // Its processes: the cgroup's members where it has one, else the leader and its descendants.
     const auto members = m_child->cgroup.valid() && !m_child->cgroup.procs_file().empty()
-                             ? detail::procs_lister(m_child->cgroup.procs_file())
-                             : detail::descendants_lister(pid);
+        ? detail::procs_lister(m_child->cgroup.procs_file())
+        : detail::descendants_lister(pid);
     access.host_pid = detail::pid_finder(members);
     access.threads = detail::thread_lister(members);
     access.hold = m_child->cgroup.valid() ? m_child->cgroup.freezer() : std::function<bool(bool)>{};
@@ -259,7 +257,7 @@ public:
     return access;
   }
 
-private:
+ private:
   process_spec m_spec;
   std::unique_ptr<launched_child> m_child;
   detail::unique_fd m_gate;
@@ -268,11 +266,11 @@ private:
 
 /// process_runner's default: nothing runs until finish().
 class deferred_process final : public started_process {
-public:
+ public:
   deferred_process(process_runner& runner, const process_spec& spec) : m_runner(runner), m_spec(spec) {}
   process_result finish() override { return m_runner.run(m_spec); }
 
-private:
+ private:
   process_runner& m_runner;
   process_spec m_spec;
 };

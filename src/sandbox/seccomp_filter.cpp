@@ -20,15 +20,39 @@ namespace {
 
 /// Denied with EPERM, whatever their arguments.
 constexpr const char* k_denied[] = {
-    "ptrace", "process_vm_readv", "process_vm_writev", "perf_event_open", "bpf",
-    "mount", "umount2", "pivot_root", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
-    "unshare", "setns", "keyctl", "add_key", "request_key",
-    "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd",
-    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "perf_event_open",
+    "bpf",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
+    "unshare",
+    "setns",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "userfaultfd",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
 };
 
-constexpr unsigned long k_namespace_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
-                                               CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP};
+constexpr unsigned long k_namespace_flags[] = {CLONE_NEWNS,  CLONE_NEWUSER, CLONE_NEWPID,   CLONE_NEWNET,
+                                               CLONE_NEWIPC, CLONE_NEWUTS,  CLONE_NEWCGROUP};
 
 #if ARBITER_HAVE_SECCOMP
 struct filter_context {
@@ -46,7 +70,8 @@ std::string add_rules(scmp_filter_ctx ctx) {
     if (int const rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0); rc < 0) return failed(name, rc);
   }
   for (unsigned long const flag : k_namespace_flags) {
-    if (int const rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)); rc < 0)
+    if (int const rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag));
+        rc < 0)
       return failed("clone", rc);
   }
   if (int const nr = seccomp_syscall_resolve_name("clone3"); nr != __NR_SCMP_ERROR) {

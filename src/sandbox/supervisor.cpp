@@ -25,7 +25,6 @@ constexpr std::size_t k_max_pipes = 2;
 /// Poll interval when no pidfd tells us the leader exited.
 constexpr std::chrono::milliseconds fallback_tick{10};
 
-
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(s, 0.0)));
 }
@@ -43,9 +42,8 @@ int open_pidfd(pid_t pid) {
 
 supervisor::supervisor(pid_t pid, std::vector<child_pipe> pipes, double timeout_s, double kill_grace_s,
                        std::function<void()> at_leader_exit)
-    : m_pid(pid), m_pipes(std::move(pipes)), m_pidfd(open_pidfd(pid)),
-      m_deadline(clock::now() + seconds(timeout_s)), m_grace(seconds(kill_grace_s)),
-      m_at_leader_exit(std::move(at_leader_exit)) {
+    : m_pid(pid), m_pipes(std::move(pipes)), m_pidfd(open_pidfd(pid)), m_deadline(clock::now() + seconds(timeout_s)),
+      m_grace(seconds(kill_grace_s)), m_at_leader_exit(std::move(at_leader_exit)) {
   ARB_ASSERT(m_pipes.size() <= k_max_pipes);
 }
 

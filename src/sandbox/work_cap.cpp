@@ -46,7 +46,7 @@ std::string enforce_work_cap(const std::vector<std::string>& folders, std::uint6
   std::string where;
   for (auto const& folder : folders) where += (where.empty() ? "" : ", ") + folder;
   return "work folder " + where + " held " + human_bytes(total) + ", over its cap of " + human_bytes(cap) + ": " +
-         std::to_string(removed) + " file" + (removed == 1 ? "" : "s") + " (" + human_bytes(removed_bytes) + ") removed";
+      std::to_string(removed) + " file" + (removed == 1 ? "" : "s") + " (" + human_bytes(removed_bytes) + ") removed";
 }
 
 } // namespace arbiter::sandbox::detail

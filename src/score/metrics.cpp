@@ -139,8 +139,8 @@ std::array<double, k_fast_p_thresholds.size()> fast_p(const std::vector<double>&
   std::array<double, k_fast_p_thresholds.size()> shares{};
   if (denominator <= 0) return shares;
   for (std::size_t idx = 0; idx < k_fast_p_thresholds.size(); ++idx) {
-    const auto faster = std::count_if(speedups.begin(), speedups.end(),
-                                      [&](double speedup) { return speedup > k_fast_p_thresholds[idx]; });
+    const auto faster =
+        std::count_if(speedups.begin(), speedups.end(), [&](double speedup) { return speedup > k_fast_p_thresholds[idx]; });
     shares[idx] = static_cast<double>(faster) / static_cast<double>(denominator);
   }
   return shares;
@@ -177,8 +177,8 @@ std::int64_t distinct_problems(const std::vector<store::result_row>& rows) {
   return static_cast<std::int64_t>(keys.size());
 }
 
-std::vector<model_summary> summarize_rows(const std::vector<store::result_row>& rows,
-                                          const std::vector<std::string>* harnesses, std::int64_t problem_count) {
+std::vector<model_summary> summarize_rows(const std::vector<store::result_row>& rows, const std::vector<std::string>* harnesses,
+                                          std::int64_t problem_count) {
   // Never let pass@1 exceed 1 when the caller's count misses problems the rows cover.
   const std::int64_t denominator = std::max(problem_count, distinct_problems(rows));
   std::vector<model_summary> out;
@@ -188,7 +188,7 @@ std::vector<model_summary> summarize_rows(const std::vector<store::result_row>& 
   }
   std::sort(out.begin(), out.end(), [](const model_summary& a, const model_summary& b) {
     return std::tie(b.kernelarena_score, b.pass_at_1, a.model, a.harness) <
-           std::tie(a.kernelarena_score, a.pass_at_1, b.model, b.harness);
+        std::tie(a.kernelarena_score, a.pass_at_1, b.model, b.harness);
   });
   return out;
 }

@@ -58,9 +58,9 @@ ranking describe_ranking(const std::string& device, const std::vector<store::tim
   std::stable_sort(out.methods.begin(), out.methods.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   for (const auto& name : baselines) out.baseline += (out.baseline.empty() ? "" : " and ") + name;
   if (out.baseline.empty()) out.baseline = "eager";
-  out.sentence = fmt::format("speedup over {}: median {} time{} per shape on {}, geometric mean over shapes{}",
-                             baseline_words(out.baseline), out.clock, methods_words(out.methods), device,
-                             timings.empty() ? " (no timings stored yet)" : "");
+  out.sentence =
+      fmt::format("speedup over {}: median {} time{} per shape on {}, geometric mean over shapes{}", baseline_words(out.baseline),
+                  out.clock, methods_words(out.methods), device, timings.empty() ? " (no timings stored yet)" : "");
   return out;
 }
 

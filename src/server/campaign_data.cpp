@@ -44,8 +44,12 @@ json campaign_header(const store::campaign_record& campaign, const std::optional
   json hw = nullptr;
   if (hardware)
     hw = {{"id", hardware->id}, {"name", hardware_name(hardware->record)}, {"fingerprint", hardware->record.fingerprint}};
-  return {{"id", campaign.id},         {"name", campaign.name},   {"suite", campaign.suite},
-          {"device", campaign.device}, {"status", campaign.status}, {"created_at", campaign.created_at},
+  return {{"id", campaign.id},
+          {"name", campaign.name},
+          {"suite", campaign.suite},
+          {"device", campaign.device},
+          {"status", campaign.status},
+          {"created_at", campaign.created_at},
           {"hardware", hw}};
 }
 

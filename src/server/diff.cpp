@@ -37,7 +37,8 @@ std::vector<diff_line> diff_lines(std::string_view before, std::string_view afte
   while (i < a.size() || j < b.size()) {
     if (i < a.size() && j < b.size() && a[i] == b[j]) out.push_back({diff_op::same, std::string(a[i++])}), ++j;
     // Removals before additions, as diff -u prints them.
-    else if (i < a.size() && (j == b.size() || lcs[i + 1][j] >= lcs[i][j + 1])) out.push_back({diff_op::removed, std::string(a[i++])});
+    else if (i < a.size() && (j == b.size() || lcs[i + 1][j] >= lcs[i][j + 1]))
+      out.push_back({diff_op::removed, std::string(a[i++])});
     else out.push_back({diff_op::added, std::string(b[j++])});
   }
   return out;

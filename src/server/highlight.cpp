@@ -10,24 +10,25 @@ namespace arbiter::server::detail {
 namespace {
 
 const std::set<std::string_view, std::less<>> k_python_keywords{
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
-    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
-const std::set<std::string_view, std::less<>> k_python_builtins{
-    "self", "len", "range", "print", "int", "float", "super", "torch", "triton", "tl", "nn", "F", "isinstance"};
+    "False",  "None",     "True", "and",    "as",      "assert", "async",  "await",  "break", "class",  "continue", "def",
+    "del",    "elif",     "else", "except", "finally", "for",    "from",   "global", "if",    "import", "in",       "is",
+    "lambda", "nonlocal", "not",  "or",     "pass",    "raise",  "return", "try",    "while", "with",   "yield"};
+const std::set<std::string_view, std::less<>> k_python_builtins{"self",  "len",    "range", "print", "int", "float",     "super",
+                                                                "torch", "triton", "tl",    "nn",    "F",   "isinstance"};
 const std::set<std::string_view, std::less<>> k_c_keywords{
-    "auto", "bool", "break", "case", "char", "const", "constexpr", "continue", "default", "do", "double", "else",
-    "enum", "extern", "false", "float", "for", "if", "inline", "int", "long", "namespace", "nullptr", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "template", "true", "typedef", "typename", "unsigned",
-    "using", "void", "volatile", "while", "__global__", "__device__", "__host__", "__shared__", "__restrict__",
-    "__syncthreads", "size_t", "int64_t", "int32_t", "half", "float4"};
+    "auto",   "bool",     "break",   "case",       "char",       "const",    "constexpr",  "continue",     "default",
+    "do",     "double",   "else",    "enum",       "extern",     "false",    "float",      "for",          "if",
+    "inline", "int",      "long",    "namespace",  "nullptr",    "return",   "short",      "signed",       "sizeof",
+    "static", "struct",   "switch",  "template",   "true",       "typedef",  "typename",   "unsigned",     "using",
+    "void",   "volatile", "while",   "__global__", "__device__", "__host__", "__shared__", "__restrict__", "__syncthreads",
+    "size_t", "int64_t",  "int32_t", "half",       "float4"};
 const std::set<std::string_view, std::less<>> k_c_builtins{"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
 
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 class tokenizer {
-public:
+ public:
   tokenizer(std::string_view text, bool python) : m_text(text), m_python(python) {}
 
   std::string run() {
@@ -35,7 +36,7 @@ public:
     return m_out;
   }
 
-private:
+ private:
   void step() {
     const std::string_view rest = m_text.substr(m_pos);
     const char c = rest.front();

@@ -12,12 +12,23 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&#39;"; break;
-    default: out += c;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -52,9 +63,7 @@ std::string anchor(const links& l, std::string_view path, std::string_view text)
   return fmt::format("<a href=\"{}\">{}</a>", escape(l.to(path)), escape(text));
 }
 
-std::string format_speedup(const json& value) {
-  return value.is_number() ? fmt::format("{:.2f}×", value.get<double>()) : "—";
-}
+std::string format_speedup(const json& value) { return value.is_number() ? fmt::format("{:.2f}×", value.get<double>()) : "—"; }
 
 std::string format_percent(const json& value) {
   return value.is_number() ? fmt::format("{:.1f}%", 100 * value.get<double>()) : "—";
@@ -77,7 +86,8 @@ std::string verdict_badge(const json& verdict) {
 
 std::string sort_cell(const json& key, std::string_view html_text) {
   std::string sort_key = key.is_number() ? fmt::format("{}", key.get<double>())
-                         : key.is_string() ? key.get<std::string>() : std::string("-1e300");
+      : key.is_string()                  ? key.get<std::string>()
+                                         : std::string("-1e300");
   return fmt::format("<td data-sort=\"{}\">{}</td>", escape(sort_key), html_text);
 }
 

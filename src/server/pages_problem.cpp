@@ -22,8 +22,9 @@ std::string shapes_table(const json& shapes) {
                         b.is_null() ? "—" : format_number(b["median_ms"], 4) + " ms", format_speedup(s["speedup"]));
   }
   if (body.empty()) return "<p class=\"note\">no timings</p>";
-  return "<table class=\"compact\"><thead><tr><th>shape</th><th>candidate</th><th>baseline</th><th>speedup</th></tr></thead><tbody>" +
-         body + "</tbody></table>";
+  return "<table "
+         "class=\"compact\"><thead><tr><th>shape</th><th>candidate</th><th>baseline</th><th>speedup</th></tr></thead><tbody>" +
+      body + "</tbody></table>";
 }
 
 std::string findings_list(const json& findings) {
@@ -59,7 +60,8 @@ std::string solution_card(const json& s, const json* base, const links& l) {
     diff = fmt::format("<details><summary>diff against {}</summary>{}</details>", escape(base->at("model").get<std::string>()),
                        diff_html(base->at("source")["text"].get<std::string>(), s["source"]["text"].get<std::string>()));
   const std::string sample = s["sample"].get<int>() ? fmt::format(" #{}", s["sample"].get<int>()) : "";
-  return fmt::format("<article class=\"card\" data-model=\"{0}\"><h3>{1}{2} {3}</h3><p>{4} · {5} · {6}</p>{7}<h4>findings</h4>{8}{9}{10}</article>\n",
+  return fmt::format("<article class=\"card\" data-model=\"{0}\"><h3>{1}{2} {3}</h3><p>{4} · {5} · "
+                     "{6}</p>{7}<h4>findings</h4>{8}{9}{10}</article>\n",
                      escape(s["model"].get<std::string>()), escape(s["model"].get<std::string>()), escape(sample),
                      verdict_badge(s["verdict"]), format_speedup(s["speedup"]),
                      anchor(l, evaluation_path(s["evaluation"].get<std::int64_t>()), "evaluation " + s["evaluation"].dump()),
@@ -74,8 +76,8 @@ std::vector<whisker> timing_rows(const json& solutions) {
     for (const auto& shape : s["shapes"]) {
       const std::string name = shape["shape"].get<std::string>();
       if (!shape["baseline"].is_null() && baselines.insert(name).second)
-        rows.push_back({"eager · " + name, shape["baseline"]["p10_ms"].get<double>(), shape["baseline"]["median_ms"].get<double>(),
-                        shape["baseline"]["p90_ms"].get<double>(), true});
+        rows.push_back({"eager · " + name, shape["baseline"]["p10_ms"].get<double>(),
+                        shape["baseline"]["median_ms"].get<double>(), shape["baseline"]["p90_ms"].get<double>(), true});
       if (!shape["candidate"].is_null())
         rows.push_back({s["model"].get<std::string>() + " · " + name, shape["candidate"]["p10_ms"].get<double>(),
                         shape["candidate"]["median_ms"].get<double>(), shape["candidate"]["p90_ms"].get<double>(), false});
@@ -111,15 +113,17 @@ std::string clock_cells(const json& m) {
 std::string measurements_table(const json& ms) {
   std::string body;
   for (const auto& m : ms)
-    body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}"
-                        "<td>{}</td></tr>",
-                        escape(m["shape"].get<std::string>()), escape(m["role"] == "baseline" ? m["baseline"].get<std::string>() : "candidate"),
-                        format_number(m["median_ms"], 4), format_number(m["p10_ms"], 4), format_number(m["p90_ms"], 4),
-                        m["samples"].dump(), format_percent(m["rel_noise"]), format_speedup(m["speedup"]),
-                        format_number(m["host_median_ms"], 4), clock_cells(m), escape(m["method"].get<std::string>()));
+    body += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}"
+        "<td>{}</td></tr>",
+        escape(m["shape"].get<std::string>()), escape(m["role"] == "baseline" ? m["baseline"].get<std::string>() : "candidate"),
+        format_number(m["median_ms"], 4), format_number(m["p10_ms"], 4), format_number(m["p90_ms"], 4), m["samples"].dump(),
+        format_percent(m["rel_noise"]), format_speedup(m["speedup"]), format_number(m["host_median_ms"], 4), clock_cells(m),
+        escape(m["method"].get<std::string>()));
   return "<table><thead><tr><th>shape</th><th>role</th><th>median ms</th><th>p10 ms</th><th>p90 ms</th><th>samples</th>"
          "<th>noise</th><th>speedup</th><th>host ms</th><th>SM MHz</th><th>power-capped</th><th>throttled</th><th>method</th>"
-         "</tr></thead><tbody>" + body + "</tbody></table>";
+         "</tr></thead><tbody>" +
+      body + "</tbody></table>";
 }
 
 std::string log_block(const json& log) {
@@ -139,10 +143,11 @@ std::string problem_page(const json& problem, const links& l, const std::string&
   std::string cards;
   for (const auto& s : solutions) cards += solution_card(s, base, l);
   const std::int64_t id = problem["campaign"]["id"].get<std::int64_t>();
-  const std::string intro = fmt::format("<p class=\"meta\">{} · level {} · dtype {} · campaign {} · ranked by: {}</p>",
-                                        escape(p["title"].get<std::string>()), p["level"].get<int>(), escape(p["dtype"].get<std::string>()),
-                                        anchor(l, campaign_path(id), problem["campaign"]["name"].get<std::string>()),
-                                        escape(problem["ranked_by"].get<std::string>()));
+  const std::string intro =
+      fmt::format("<p class=\"meta\">{} · level {} · dtype {} · campaign {} · ranked by: {}</p>",
+                  escape(p["title"].get<std::string>()), p["level"].get<int>(), escape(p["dtype"].get<std::string>()),
+                  anchor(l, campaign_path(id), problem["campaign"]["name"].get<std::string>()),
+                  escape(problem["ranked_by"].get<std::string>()));
   return page(l, "Problem " + p["key"].get<std::string>(),
               intro + whisker_chart("Timing distribution per shape (p10 – median – p90)", "ms", timing_rows(solutions)) +
                   scatter_loglog("Roofline: achieved GFLOP/s against arithmetic intensity", "FLOP per byte", "GFLOP/s",
@@ -153,23 +158,26 @@ std::string problem_page(const json& problem, const links& l, const std::string&
 std::string evaluation_page(const json& e, const links& l) {
   const std::int64_t campaign = e["campaign"]["id"].get<std::int64_t>();
   std::string facts = kv_row("verdict", verdict_badge(e["verdict"]) + " " + escape(e["reason"].get<std::string>())) +
-                      kv_row("speedup", format_speedup(e["speedup"])) +
-                      kv_row("problem", anchor(l, problem_path(campaign, e["problem"].get<std::string>()), e["problem"].get<std::string>())) +
-                      kv_row("model", anchor(l, model_path(campaign, e["model"].get<std::string>()), e["model"].get<std::string>())) +
-                      kv_row("campaign", anchor(l, campaign_path(campaign), e["campaign"]["name"].get<std::string>())) +
-                      kv_row("wall", format_number(e["wall_s"], 1) + " s") +
-                      kv_row("started / finished", escape(e["started_at"].get<std::string>() + " / " + e["finished_at"].get<std::string>())) +
-                      kv_row("solution", "<code>" + escape(e["solution_path"].get<std::string>()) + "</code>") +
-                      kv_row("artifacts", "<code>" + escape(e["artifacts_dir"].get<std::string>()) + "</code>") +
-                      kv_row("re-run", "<code id=\"rerun\">" + escape(e["rerun"].get<std::string>()) + "</code>");
+      kv_row("speedup", format_speedup(e["speedup"])) +
+      kv_row("problem", anchor(l, problem_path(campaign, e["problem"].get<std::string>()), e["problem"].get<std::string>())) +
+      kv_row("model", anchor(l, model_path(campaign, e["model"].get<std::string>()), e["model"].get<std::string>())) +
+      kv_row("campaign", anchor(l, campaign_path(campaign), e["campaign"]["name"].get<std::string>())) +
+      kv_row("wall", format_number(e["wall_s"], 1) + " s") +
+      kv_row("started / finished", escape(e["started_at"].get<std::string>() + " / " + e["finished_at"].get<std::string>())) +
+      kv_row("solution", "<code>" + escape(e["solution_path"].get<std::string>()) + "</code>") +
+      kv_row("artifacts", "<code>" + escape(e["artifacts_dir"].get<std::string>()) + "</code>") +
+      kv_row("re-run", "<code id=\"rerun\">" + escape(e["rerun"].get<std::string>()) + "</code>");
   std::string artifacts;
   for (const auto& a : e["artifacts"]) artifacts += "<li>" + escape(a["name"].get<std::string>()) + "</li>";
-  const std::string environment = e["environment"].is_null() ? "<p class=\"note\">unknown</p>"
-                                                             : "<pre>" + escape(e["environment"].dump(2)) + "</pre>";
-  return page(l, fmt::format("Evaluation {}: {} / {}", e["id"].get<std::int64_t>(), e["problem"].get<std::string>(), e["model"].get<std::string>()),
+  const std::string environment =
+      e["environment"].is_null() ? "<p class=\"note\">unknown</p>" : "<pre>" + escape(e["environment"].dump(2)) + "</pre>";
+  return page(l,
+              fmt::format("Evaluation {}: {} / {}", e["id"].get<std::int64_t>(), e["problem"].get<std::string>(),
+                          e["model"].get<std::string>()),
               "<table class=\"facts\">" + facts + "</table><h2>measurements</h2>" + measurements_table(e["measurements"]) +
                   "<h2>findings</h2>" + findings_list(e["findings"]) + "<h2>details</h2><pre>" + escape(e["details"].dump(2)) +
-                  "</pre><h2>log</h2>" + log_block(e["log"]) + "<h2>artifacts</h2><ul>" + artifacts + "</ul><h2>environment</h2>" + environment);
+                  "</pre><h2>log</h2>" + log_block(e["log"]) + "<h2>artifacts</h2><ul>" + artifacts +
+                  "</ul><h2>environment</h2>" + environment);
 }
 
 } // namespace arbiter::server::detail

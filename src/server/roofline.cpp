@@ -12,7 +12,7 @@ namespace arbiter::server::detail {
 namespace {
 
 class expression_parser {
-public:
+ public:
   expression_parser(std::string_view text, const json& shape) : m_text(text), m_shape(shape) {}
 
   double parse() {
@@ -22,7 +22,7 @@ public:
     return value;
   }
 
-private:
+ private:
   double sum() {
     double value = product();
     while (true) {

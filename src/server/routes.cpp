@@ -28,16 +28,21 @@ std::vector<route> make_routes() {
        [](const json& j, const links& l, const request_args&) { return campaigns_page(j, l); }},
       {"hardware", [](store::store& db, const request_args&) { return hardware_view(db); },
        [](const json& j, const links& l, const request_args&) { return hardware_page(j, l); }},
-      {"campaign/([^/]+)", [](store::store& db, const request_args& a) { return campaign_view(db, parse_id(a.captures[0], "campaign")); },
+      {"campaign/([^/]+)",
+       [](store::store& db, const request_args& a) { return campaign_view(db, parse_id(a.captures[0], "campaign")); },
        [](const json& j, const links& l, const request_args&) { return campaign_page(j["leaderboard"], j["progress"], l); }},
       {"campaign/([^/]+)/model/([^/]+)",
        [](store::store& db, const request_args& a) { return model_view(db, parse_id(a.captures[0], "campaign"), a.captures[1]); },
        [](const json& j, const links& l, const request_args&) { return model_page(j, l); }},
       {"campaign/([^/]+)/problem/([^/]+)",
-       [](store::store& db, const request_args& a) { return problem_view(db, parse_id(a.captures[0], "campaign"), a.captures[1]); },
+       [](store::store& db, const request_args& a) {
+         return problem_view(db, parse_id(a.captures[0], "campaign"), a.captures[1]);
+       },
        [](const json& j, const links& l, const request_args& a) { return problem_page(j, l, a.param("against")); }},
       {"evaluation/([^/]+)",
-       [](store::store& db, const request_args& a) { return evaluation_view(db, parse_id(a.captures[0], "evaluation"), a.db_path); },
+       [](store::store& db, const request_args& a) {
+         return evaluation_view(db, parse_id(a.captures[0], "evaluation"), a.db_path);
+       },
        [](const json& j, const links& l, const request_args&) { return evaluation_page(j, l); }},
   };
 }

@@ -85,24 +85,25 @@ void add_events(httplib::Server& http, const serve_options& options) {
       detail::find_campaign(*db, id); // 404 before the stream starts
       auto last_version = std::make_shared<std::int64_t>(-1);
       res.set_header("Cache-Control", "no-cache");
-      res.set_chunked_content_provider("text/event-stream", [db, id, last_version, options](std::size_t, httplib::DataSink& sink) {
-        if (!sink.is_writable()) return false;
-        const std::int64_t version = db->data_version();
-        if (version != *last_version) {
-          *last_version = version;
-          const json progress = progress_view(*db, id);
-          const std::string event = fmt::format("event: progress\ndata: {}\n\n", progress.dump());
-          if (!sink.write(event.data(), event.size())) return false;
-          if (progress["finished"].get<bool>()) {
-            const std::string done = "event: finished\ndata: {}\n\n";
-            sink.write(done.data(), done.size());
-            sink.done();
+      res.set_chunked_content_provider(
+          "text/event-stream", [db, id, last_version, options](std::size_t, httplib::DataSink& sink) {
+            if (!sink.is_writable()) return false;
+            const std::int64_t version = db->data_version();
+            if (version != *last_version) {
+              *last_version = version;
+              const json progress = progress_view(*db, id);
+              const std::string event = fmt::format("event: progress\ndata: {}\n\n", progress.dump());
+              if (!sink.write(event.data(), event.size())) return false;
+              if (progress["finished"].get<bool>()) {
+                const std::string done = "event: finished\ndata: {}\n\n";
+                sink.write(done.data(), done.size());
+                sink.done();
+                return true;
+              }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(options.poll_ms));
             return true;
-          }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(options.poll_ms));
-        return true;
-      });
+          });
     });
   });
 }

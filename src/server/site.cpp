@@ -16,8 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 
 class site_writer {
-public:
-  site_writer(store::store& db, std::string db_path, fs::path dir) : m_db(db), m_db_path(std::move(db_path)), m_dir(std::move(dir)) {}
+ public:
+  site_writer(store::store& db, std::string db_path, fs::path dir)
+      : m_db(db), m_db_path(std::move(db_path)), m_dir(std::move(dir)) {}
 
   /// Renders the route with this pattern for these captures into <dir>/<path>/index.html.
   void write(const std::string& pattern, const std::vector<std::string>& captures, const std::string& path) {
@@ -39,7 +40,7 @@ public:
   }
   std::size_t pages() const { return m_pages; }
 
-private:
+ private:
   static void save(const fs::path& file, const std::string& text) {
     fs::create_directories(file.parent_path());
     std::ofstream out(file, std::ios::binary);

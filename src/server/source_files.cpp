@@ -43,8 +43,11 @@ json read_solution_source(const std::string& solution_dir) {
   std::string text(static_cast<std::size_t>(std::min(size, k_max_source_bytes)), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (!in) return {{"file", nullptr}, {"error", file.string() + ": unreadable"}};
-  return {{"file", file.filename().string()}, {"path", file.string()}, {"language", language_of(file)},
-          {"text", text}, {"truncated", size > k_max_source_bytes}};
+  return {{"file", file.filename().string()},
+          {"path", file.string()},
+          {"language", language_of(file)},
+          {"text", text},
+          {"truncated", size > k_max_source_bytes}};
 }
 
 json read_log_tail(const std::string& artifacts_dir, std::size_t lines) {

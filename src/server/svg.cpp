@@ -95,8 +95,8 @@ std::string speedup_histogram(const std::string& title, const std::vector<double
     const double h = static_cast<double>(count) / tallest * (base - 20);
     out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"bar\">"
                        "<title>{:.2f}×–{:.2f}×: {}</title></rect>",
-                       left + (bin - first) * bin_w + 1, base - h, bin_w - 2, h, std::exp2(bin / 2.0),
-                       std::exp2((bin + 1) / 2.0), count);
+                       left + (bin - first) * bin_w + 1, base - h, bin_w - 2, h, std::exp2(bin / 2.0), std::exp2((bin + 1) / 2.0),
+                       count);
   }
   for (int bin = first; bin <= last + 1; bin += 2)
     out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{:g}×</text>",
@@ -123,8 +123,9 @@ std::string scatter_loglog(const std::string& title, const std::string& x_label,
                        x.at(p.x), y.at(p.y), escape(p.label), p.x, p.y, x.at(p.x) + 6, y.at(p.y) - 4, escape(p.label));
   out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>", (left + k_width) / 2,
                      height - 4, escape(x_label));
-  out += fmt::format("<text x=\"12\" y=\"{:.1f}\" class=\"axis\" transform=\"rotate(-90 12 {:.1f})\" text-anchor=\"middle\">{}</text>",
-                     (top + bottom) / 2, (top + bottom) / 2, escape(y_label));
+  out += fmt::format(
+      "<text x=\"12\" y=\"{:.1f}\" class=\"axis\" transform=\"rotate(-90 12 {:.1f})\" text-anchor=\"middle\">{}</text>",
+      (top + bottom) / 2, (top + bottom) / 2, escape(y_label));
   return out + close_svg(title);
 }
 
@@ -144,7 +145,8 @@ std::string whisker_chart(const std::string& title, const std::string& unit, con
     const double y = 12 + row * static_cast<double>(idx);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"label\" text-anchor=\"end\">{}</text>"
                        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"{}\"/>"
-                       "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" class=\"{}\"><title>{}: p10 {:.4g}, median {:.4g}, p90 {:.4g} {}</title></circle>",
+                       "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" class=\"{}\"><title>{}: p10 {:.4g}, median {:.4g}, p90 "
+                       "{:.4g} {}</title></circle>",
                        left - 6, y + 4, escape(r.label), x.at(r.low), y, x.at(r.high), y, r.baseline ? "whisker base" : "whisker",
                        x.at(r.mid), y, r.baseline ? "dot base" : "dot", escape(r.label), r.low, r.mid, r.high, escape(unit));
   }

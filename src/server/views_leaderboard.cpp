@@ -92,8 +92,9 @@ json peak_note(const campaign_data& data, bool measured) {
   if (measured) return {{"measured", true}, {"note", "mean over passed problems of achieved ÷ calibrated peak"}};
   const bool peaks = data.hardware && detail::parse_object(data.hardware->record.json).contains("peaks");
   return {{"measured", false},
-          {"note", peaks ? "not measured: no problem of this campaign has a [roofline] matching its timed shapes"
-                         : "not measured: this hardware has no calibrated peaks"}};
+          {"note",
+           peaks ? "not measured: no problem of this campaign has a [roofline] matching its timed shapes"
+                 : "not measured: this hardware has no calibrated peaks"}};
 }
 
 /// Every problem of the campaign with how many models attempted and passed it (first samples).
@@ -108,8 +109,11 @@ json problem_list(const campaign_data& data) {
   json out = json::array();
   for (const auto& p : data.problems) {
     const auto& [attempted, passed] = counts[p.record.key];
-    out.push_back({{"key", p.record.key}, {"title", p.record.title}, {"level", p.record.level},
-                   {"attempted_by", attempted}, {"passed_by", passed}});
+    out.push_back({{"key", p.record.key},
+                   {"title", p.record.title},
+                   {"level", p.record.level},
+                   {"attempted_by", attempted},
+                   {"passed_by", passed}});
   }
   return out;
 }
@@ -193,15 +197,19 @@ json progress_of(const campaign_data& data) {
     verdicts[name] = verdicts.value(name, 0) + 1;
     finished.push_back(&e);
   }
-  std::sort(finished.begin(), finished.end(), [](const auto* a, const auto* b) {
-    return std::tie(a->finished_at, a->id) > std::tie(b->finished_at, b->id);
-  });
+  std::sort(finished.begin(), finished.end(),
+            [](const auto* a, const auto* b) { return std::tie(a->finished_at, a->id) > std::tie(b->finished_at, b->id); });
   json latest = json::array();
   for (std::size_t idx = 0; idx < finished.size() && idx < 10; ++idx) {
     const auto& e = *finished[idx];
-    latest.push_back({{"id", e.id}, {"problem", e.problem}, {"model", e.model}, {"sample", e.sample},
-                      {"verdict", e.v ? to_string(*e.v) : "unknown"}, {"reason", e.reason},
-                      {"speedup", optional_number(e.speedup)}, {"finished_at", e.finished_at}});
+    latest.push_back({{"id", e.id},
+                      {"problem", e.problem},
+                      {"model", e.model},
+                      {"sample", e.sample},
+                      {"verdict", e.v ? to_string(*e.v) : "unknown"},
+                      {"reason", e.reason},
+                      {"speedup", optional_number(e.speedup)},
+                      {"finished_at", e.finished_at}});
   }
   return {{"campaign", detail::campaign_header(data.campaign, data.hardware)},
           {"finished", data.campaign.status == "finished"},
@@ -219,9 +227,7 @@ json leaderboard_view(store::store& db, std::int64_t campaign_id) {
   return leaderboard_of(db, detail::load_campaign(db, campaign_id));
 }
 
-json progress_view(store::store& db, std::int64_t campaign_id) {
-  return progress_of(detail::load_campaign(db, campaign_id));
-}
+json progress_view(store::store& db, std::int64_t campaign_id) { return progress_of(detail::load_campaign(db, campaign_id)); }
 
 json campaign_view(store::store& db, std::int64_t campaign_id) {
   const campaign_data data = detail::load_campaign(db, campaign_id);
@@ -242,9 +248,12 @@ json campaigns_view(store::store& db) {
   json out = json::array();
   for (const auto& c : db.campaigns()) {
     json progress = progress_view(db, c.id);
-    out.push_back({{"campaign", progress["campaign"]}, {"problems", progress["problems"]},
-                   {"evaluations", progress["evaluations"]}, {"done", progress["done"]},
-                   {"running", progress["running"].size()}, {"verdicts", progress["verdicts"]}});
+    out.push_back({{"campaign", progress["campaign"]},
+                   {"problems", progress["problems"]},
+                   {"evaluations", progress["evaluations"]},
+                   {"done", progress["done"]},
+                   {"running", progress["running"].size()},
+                   {"verdicts", progress["verdicts"]}});
   }
   return {{"campaigns", out}};
 }

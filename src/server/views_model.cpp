@@ -58,11 +58,21 @@ void count_into(breakdown& b, const attempt* a) {
 
 json problem_result(const store::problem_view& p, const json& tags, const attempt* a) {
   json row = {{"problem", p.record.key}, {"title", p.record.title}, {"level", p.record.level}, {"tags", tags}};
-  if (!a) return detail::merged(row, {{"evaluation", nullptr}, {"verdict", nullptr}, {"reason", "not attempted"},
-                             {"speedup", nullptr}, {"samples", 0}, {"passed_samples", 0}});
-  return detail::merged(row, {{"evaluation", a->first->id}, {"verdict", to_string(*a->first->v)}, {"reason", a->first->reason},
-                     {"speedup", optional_number(a->first->speedup)}, {"samples", a->samples},
-                     {"passed_samples", a->passed}});
+  if (!a)
+    return detail::merged(row,
+                          {{"evaluation", nullptr},
+                           {"verdict", nullptr},
+                           {"reason", "not attempted"},
+                           {"speedup", nullptr},
+                           {"samples", 0},
+                           {"passed_samples", 0}});
+  return detail::merged(row,
+                        {{"evaluation", a->first->id},
+                         {"verdict", to_string(*a->first->v)},
+                         {"reason", a->first->reason},
+                         {"speedup", optional_number(a->first->speedup)},
+                         {"samples", a->samples},
+                         {"passed_samples", a->passed}});
 }
 
 json model_of(const campaign_data& data, const std::string& model) {
@@ -96,17 +106,28 @@ json hardware_entry(const store::hardware_view& hw, const std::vector<store::cam
   for (const auto& c : campaigns)
     if (c.hardware_id == hw.id) used.push_back({{"id", c.id}, {"name", c.name}, {"suite", c.suite}});
   const auto& r = hw.record;
-  return {{"id", hw.id}, {"name", detail::hardware_name(r)}, {"fingerprint", r.fingerprint}, {"device", r.device},
-          {"gpu_name", r.gpu_name}, {"sm_count", r.sm_count}, {"l2_bytes", r.l2_bytes}, {"memory_bytes", r.memory_bytes},
-          {"driver", r.driver}, {"cuda", r.cuda}, {"torch", r.torch}, {"python", r.python}, {"host", r.host},
-          {"created_at", hw.created_at}, {"peaks", detail::parse_object(r.json).value("peaks", json(nullptr))},
+  return {{"id", hw.id},
+          {"name", detail::hardware_name(r)},
+          {"fingerprint", r.fingerprint},
+          {"device", r.device},
+          {"gpu_name", r.gpu_name},
+          {"sm_count", r.sm_count},
+          {"l2_bytes", r.l2_bytes},
+          {"memory_bytes", r.memory_bytes},
+          {"driver", r.driver},
+          {"cuda", r.cuda},
+          {"torch", r.torch},
+          {"python", r.python},
+          {"host", r.host},
+          {"created_at", hw.created_at},
+          {"peaks", detail::parse_object(r.json).value("peaks", json(nullptr))},
           {"campaigns", used}};
 }
 
 /// Per suite: the latest campaign on each machine, and each model's pass@1 and geomean there.
 json portability(store::store& db, const std::vector<store::campaign_record>& campaigns) {
   std::map<std::string, std::map<std::int64_t, const store::campaign_record*>> latest; // suite → hw → campaign
-  for (const auto& c : campaigns) latest[c.suite].emplace(c.hardware_id, &c); // most recent first: emplace keeps it
+  for (const auto& c : campaigns) latest[c.suite].emplace(c.hardware_id, &c);          // most recent first: emplace keeps it
   json out = json::array();
   for (const auto& [suite, by_hw] : latest) {
     json machines = json::array();

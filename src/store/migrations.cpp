@@ -185,9 +185,10 @@ void ensure_migration_table(database& db) {
 void refuse_newer(std::int64_t found, const database& db) {
   const std::int64_t known = k_migrations.back().version;
   if (found <= known) return;
-  ARB_THROW(store_error, fmt::format("database {} has schema version {}, newer than this build knows ({}); "
-                                     "use a newer arbiter",
-                                     db.path(), found, known));
+  ARB_THROW(store_error,
+            fmt::format("database {} has schema version {}, newer than this build knows ({}); "
+                        "use a newer arbiter",
+                        db.path(), found, known));
 }
 
 void apply(database& db, const migration& m) {
@@ -196,8 +197,9 @@ void apply(database& db, const migration& m) {
   // Another process may have applied it while we waited for the write lock.
   if (schema_version(db) >= m.version) return;
   db.exec(m.sql, "apply " + what);
-  statement record(db, "INSERT INTO schema_migrations(version, name, applied_at) "
-                       "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+  statement record(db,
+                   "INSERT INTO schema_migrations(version, name, applied_at) "
+                   "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
                    "record " + what);
   record.bind_all(m.version, m.name).run();
   tx.commit();

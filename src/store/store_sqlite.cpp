@@ -68,11 +68,10 @@ std::int64_t sqlite_store::upsert_hardware(const hardware_record& hw) {
                    "cuda, torch, python, host, json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
                    "ON CONFLICT(fingerprint) DO NOTHING",
                    "insert hardware " + hw.fingerprint);
-  insert.bind_all(hw.fingerprint, hw.device, hw.gpu_name, hw.sm_count, hw.l2_bytes, hw.memory_bytes, hw.driver,
-                  hw.cuda, hw.torch, hw.python, hw.host, or_default(hw.json, "{}"));
+  insert.bind_all(hw.fingerprint, hw.device, hw.gpu_name, hw.sm_count, hw.l2_bytes, hw.memory_bytes, hw.driver, hw.cuda, hw.torch,
+                  hw.python, hw.host, or_default(hw.json, "{}"));
   insert.run();
-  return find_id("SELECT id FROM hardware WHERE fingerprint = ?", "find hardware " + hw.fingerprint,
-                 hw.fingerprint);
+  return find_id("SELECT id FROM hardware WHERE fingerprint = ?", "find hardware " + hw.fingerprint, hw.fingerprint);
 }
 
 void sqlite_store::merge_hardware_json(std::int64_t hardware_id, const std::string& object_json) {
@@ -97,11 +96,10 @@ std::int64_t sqlite_store::upsert_problem(const problem_record& problem) {
                    "INSERT INTO problem(suite, key, hash, title, level, json) VALUES (?,?,?,?,?,?) "
                    "ON CONFLICT(suite, key, hash) DO NOTHING",
                    "insert " + what);
-  insert.bind_all(problem.suite, problem.key, problem.hash, problem.title, problem.level,
-                  or_default(problem.json, "{}"));
+  insert.bind_all(problem.suite, problem.key, problem.hash, problem.title, problem.level, or_default(problem.json, "{}"));
   insert.run();
-  return find_id("SELECT id FROM problem WHERE suite = ? AND key = ? AND hash = ?", "find " + what, problem.suite,
-                 problem.key, problem.hash);
+  return find_id("SELECT id FROM problem WHERE suite = ? AND key = ? AND hash = ?", "find " + what, problem.suite, problem.key,
+                 problem.hash);
 }
 
 std::int64_t sqlite_store::upsert_model(const std::string& name, const std::string& org) {
@@ -114,8 +112,7 @@ std::int64_t sqlite_store::upsert_model(const std::string& name, const std::stri
   return find_id("SELECT id FROM model WHERE name = ?", "find model " + name, name);
 }
 
-std::int64_t sqlite_store::upsert_solution(std::int64_t problem_id, std::int64_t model_id,
-                                           const solution_record& solution) {
+std::int64_t sqlite_store::upsert_solution(std::int64_t problem_id, std::int64_t model_id, const solution_record& solution) {
   const std::string what = fmt::format("solution {} sample {} ({})", solution.model, solution.sample, solution.path);
   // Same content, same row; the path and metadata follow the latest catalog scan.
   statement insert(m_db,
@@ -123,11 +120,10 @@ std::int64_t sqlite_store::upsert_solution(std::int64_t problem_id, std::int64_t
                    "ON CONFLICT(problem_id, model_id, sample, hash) DO UPDATE SET path = excluded.path, "
                    "meta_json = excluded.meta_json",
                    "insert " + what);
-  insert.bind_all(problem_id, model_id, solution.sample, solution.hash, solution.path,
-                  or_default(solution.meta_json, "{}"));
+  insert.bind_all(problem_id, model_id, solution.sample, solution.hash, solution.path, or_default(solution.meta_json, "{}"));
   insert.run();
-  return find_id("SELECT id FROM solution WHERE problem_id = ? AND model_id = ? AND sample = ? AND hash = ?",
-                 "find " + what, problem_id, model_id, solution.sample, solution.hash);
+  return find_id("SELECT id FROM solution WHERE problem_id = ? AND model_id = ? AND sample = ? AND hash = ?", "find " + what,
+                 problem_id, model_id, solution.sample, solution.hash);
 }
 
 campaign_record sqlite_store::open_campaign(const campaign_record& wanted) {

@@ -36,8 +36,7 @@ void save_facts(database& db, std::int64_t evaluation_id, const std::string& fac
 } // namespace
 
 std::optional<std::int64_t> sqlite_store::finished_evaluation(std::int64_t campaign_id, std::int64_t solution_id) {
-  statement query(m_db,
-                  "SELECT id FROM evaluation WHERE campaign_id = ? AND solution_id = ? AND status = 'done'",
+  statement query(m_db, "SELECT id FROM evaluation WHERE campaign_id = ? AND solution_id = ? AND status = 'done'",
                   fmt::format("find finished evaluation of solution {} in campaign {}", solution_id, campaign_id));
   query.bind_all(campaign_id, solution_id);
   if (!query.step()) return std::nullopt;
@@ -105,16 +104,14 @@ void sqlite_store::rejudge_evaluation(std::int64_t evaluation_id, const evaluati
                    "WHERE id = ? AND status = 'done'",
                    what);
   update.bind_all(to_string(result.result.v), result.result.reason, result.speedup,
-                  result.details_json.empty() ? std::string("{}") : result.details_json, result.guard_version,
-                  evaluation_id);
+                  result.details_json.empty() ? std::string("{}") : result.details_json, result.guard_version, evaluation_id);
   update.run();
   if (m_db.changes() == 0) ARB_THROW(store_error, what + ": no finished evaluation with this id");
   replace_judged_rows(evaluation_id, result, what);
   tx.commit();
 }
 
-void sqlite_store::replace_judged_rows(std::int64_t evaluation_id, const evaluation_result& result,
-                                       const std::string& what) {
+void sqlite_store::replace_judged_rows(std::int64_t evaluation_id, const evaluation_result& result, const std::string& what) {
   statement clear(m_db, "DELETE FROM measurement WHERE evaluation_id = ?", what + ": clear measurements");
   clear.bind_all(evaluation_id).run();
   insert_measurements(evaluation_id, result.measurements);
@@ -128,9 +125,8 @@ void sqlite_store::insert_measurements(std::int64_t evaluation_id, const std::ve
                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    fmt::format("insert measurement of evaluation {}", evaluation_id));
   for (const measurement_record& m : rows) {
-    insert.bind_all(evaluation_id, m.shape, m.role, m.baseline, m.clock, m.median_ms, m.p10_ms, m.p90_ms, m.mean_ms,
-                    m.samples, m.rel_noise, m.speedup, m.method, m.host_median_ms, m.throttled, m.sm_clock_mhz,
-                    m.power_capped);
+    insert.bind_all(evaluation_id, m.shape, m.role, m.baseline, m.clock, m.median_ms, m.p10_ms, m.p90_ms, m.mean_ms, m.samples,
+                    m.rel_noise, m.speedup, m.method, m.host_median_ms, m.throttled, m.sm_clock_mhz, m.power_capped);
     insert.run();
     insert.reset();
   }

@@ -96,7 +96,6 @@ struct child_table {
   record (*from_row)(const statement&);
 };
 
-
 measurement_record measurement_from_row(const statement& row) {
   measurement_record m;
   m.shape = row.get_text(0);
@@ -143,8 +142,8 @@ using by_evaluation = std::unordered_map<std::int64_t, std::vector<record>>;
 
 /// The rows of `table` (in insertion order) of the evaluations `where` picks, by evaluation id.
 template <typename record, typename... Args>
-by_evaluation<record> children_where(database& db, const child_table<record>& table, std::string_view where,
-                                     std::string what, const Args&... args) {
+by_evaluation<record> children_where(database& db, const child_table<record>& table, std::string_view where, std::string what,
+                                     const Args&... args) {
   statement query(db,
                   fmt::format("SELECT {}, x.evaluation_id FROM {} x WHERE x.evaluation_id IN (SELECT e.id {} WHERE {}) "
                               "ORDER BY x.evaluation_id, x.id",
@@ -178,8 +177,9 @@ std::vector<problem_view> problems_where(database& db, std::string_view where, s
     if (!out.empty() && out.back().record.key == query.get_text(2)) continue; // an older row of that key
     problem_view view;
     view.id = query.get_int64(0);
-    view.record = {query.get_text(1), query.get_text(2), query.get_text(3), query.get_text(4),
-                   static_cast<int>(query.get_int64(5)), query.get_text(6)};
+    view.record = {
+        query.get_text(1), query.get_text(2), query.get_text(3), query.get_text(4), static_cast<int>(query.get_int64(5)),
+        query.get_text(6)};
     out.push_back(std::move(view));
   }
   return out;
@@ -216,10 +216,8 @@ std::vector<evaluation_detail> sqlite_store::problem_evaluations(std::int64_t ca
   // By solution, so that the plan starts from the problem's solutions, not the campaign's evaluations.
   constexpr std::string_view where = "e.campaign_id = ?1 AND e.solution_id IN (SELECT s2.id FROM solution s2 "
                                      "JOIN problem p2 ON p2.id = s2.problem_id WHERE p2.key = ?2)";
-  auto measurements = children_where(m_db, k_measurements, where, what + ": measurements",
-                                     campaign_id, problem_key);
-  auto findings = children_where(m_db, k_findings, where, what + ": findings", campaign_id,
-                                 problem_key);
+  auto measurements = children_where(m_db, k_measurements, where, what + ": measurements", campaign_id, problem_key);
+  auto findings = children_where(m_db, k_findings, where, what + ": findings", campaign_id, problem_key);
   std::vector<evaluation_detail> out;
   for (auto& row : rows_where(m_db, where, what, campaign_id, problem_key)) {
     const std::int64_t id = row.id;
@@ -262,10 +260,9 @@ std::optional<evaluation_view> sqlite_store::evaluation(std::int64_t evaluation_
   view.finished_at = row.finished_at;
   view.result.guard_version = row.guard_version;
   view.result.facts_json = query.get_text(extra + 6);
-  view.result.measurements = std::move(
-      children_where(m_db, k_measurements, "e.id = ?", what + ": measurements", view.id)[view.id]);
-  view.result.findings =
-      std::move(children_where(m_db, k_findings, "e.id = ?", what + ": findings", view.id)[view.id]);
+  view.result.measurements =
+      std::move(children_where(m_db, k_measurements, "e.id = ?", what + ": measurements", view.id)[view.id]);
+  view.result.findings = std::move(children_where(m_db, k_findings, "e.id = ?", what + ": findings", view.id)[view.id]);
   return view;
 }
 
@@ -281,8 +278,7 @@ std::vector<result_row> sqlite_store::results(std::int64_t campaign_id) {
     const std::int64_t id = query.get_int64(0);
     const auto v = verdict_at(query, 4, id);
     if (!v) ARB_THROW(store_error, fmt::format("evaluation {} is done without a verdict", id));
-    out.push_back({query.get_text(1), query.get_text(2), static_cast<int>(query.get_int64(3)), *v,
-                   query.get_optional_double(5)});
+    out.push_back({query.get_text(1), query.get_text(2), static_cast<int>(query.get_int64(3)), *v, query.get_optional_double(5)});
   }
   return out;
 }
@@ -299,8 +295,8 @@ std::vector<problem_view> sqlite_store::campaign_problems(std::int64_t campaign_
 }
 
 std::optional<problem_view> sqlite_store::campaign_problem(std::int64_t campaign_id, const std::string& key) {
-  auto found = problems_where(m_db, "p.key = ?2", fmt::format("read problem {} of campaign {}", key, campaign_id),
-                              campaign_id, key);
+  auto found =
+      problems_where(m_db, "p.key = ?2", fmt::format("read problem {} of campaign {}", key, campaign_id), campaign_id, key);
   if (found.empty()) return std::nullopt;
   return std::move(found.front());
 }

@@ -65,8 +65,10 @@ std::string render_table(const report& rep) {
     if (!p.error.empty()) out << fmt::format("{:<34} {:>2}  error: {}\n  log: {}\n", p.id, p.level, p.error, p.log.string());
   }
   out << fmt::format("{} problems, {} shapes checked: {} problems failed ({} shapes){}\n", rep.problems.size(), shapes,
-                     failed_problems, failed_shapes, skipped ? fmt::format(", {} with no shape for {}", skipped, rep.device) : "");
-  for (const auto& [reason, count] : unavailable_reasons(rep)) out << fmt::format("unavailable on {} shapes: {}\n", count, reason);
+                     failed_problems, failed_shapes,
+                     skipped ? fmt::format(", {} with no shape for {}", skipped, rep.device) : "");
+  for (const auto& [reason, count] : unavailable_reasons(rep))
+    out << fmt::format("unavailable on {} shapes: {}\n", count, reason);
   return out.str();
 }
 
@@ -75,15 +77,23 @@ nlohmann::json to_json(const report& rep) {
   for (const auto& p : rep.problems) {
     nlohmann::json shapes = nlohmann::json::array();
     for (const auto& s : p.shapes)
-      shapes.push_back({{"name", s.name}, {"ok", s.ok}, {"failures", s.failures}, {"notes", s.notes},
-                        {"ref_ms", s.ref_ms ? nlohmann::json(*s.ref_ms) : nlohmann::json()},
-                        {"peak_gb", s.peak_gb ? nlohmann::json(*s.peak_gb) : nlohmann::json()},
-                        {"baselines", s.baselines},
-                        {"inputs", s.io.is_object() ? s.io.value("inputs", nlohmann::json::array()) : nlohmann::json::array()},
-                        {"outputs", s.io.is_object() ? s.io.value("outputs", nlohmann::json::array()) : nlohmann::json::array()}});
-    problems.push_back({{"id", p.id}, {"level", p.level}, {"ok", p.ok()}, {"memory_gb", p.memory_gb},
+      shapes.push_back(
+          {{"name", s.name},
+           {"ok", s.ok},
+           {"failures", s.failures},
+           {"notes", s.notes},
+           {"ref_ms", s.ref_ms ? nlohmann::json(*s.ref_ms) : nlohmann::json()},
+           {"peak_gb", s.peak_gb ? nlohmann::json(*s.peak_gb) : nlohmann::json()},
+           {"baselines", s.baselines},
+           {"inputs", s.io.is_object() ? s.io.value("inputs", nlohmann::json::array()) : nlohmann::json::array()},
+           {"outputs", s.io.is_object() ? s.io.value("outputs", nlohmann::json::array()) : nlohmann::json::array()}});
+    problems.push_back({{"id", p.id},
+                        {"level", p.level},
+                        {"ok", p.ok()},
+                        {"memory_gb", p.memory_gb},
                         {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)},
-                        {"log", p.log.string()}, {"shapes", shapes}});
+                        {"log", p.log.string()},
+                        {"shapes", shapes}});
   }
   return {{"suite", rep.suite}, {"device", rep.device}, {"ok", rep.ok()}, {"problems", problems}};
 }

@@ -33,26 +33,29 @@ double memory_budget(const catalog::problem& problem, const nlohmann::json& suit
   return k_default_memory_gb;
 }
 
-nlohmann::json make_job(const catalog::problem& problem, const std::string& device, const options& opts,
-                        double memory_gb, const fs::path& events_file, const fs::path& runtime_lib) {
+nlohmann::json make_job(const catalog::problem& problem, const std::string& device, const options& opts, double memory_gb,
+                        const fs::path& events_file, const fs::path& runtime_lib) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& s : problem.shapes_for(device)) shapes.push_back({{"name", s.name}, {"params", s.params}});
   const bool bitwise = problem.tol.mode == catalog::tolerance_mode::bitwise;
-  return {{"mode", "check"},
-          {"problem_file", problem.reference_file.string()},
-          {"device", device},
-          {"shapes", shapes},
-          {"tolerance", {{"atol", bitwise ? 0.0 : problem.tol.atol}, {"rtol", bitwise ? 0.0 : problem.tol.rtol},
-                         {"mode", bitwise ? "bitwise" : "allclose"}}},
-          {"seeds", opts.seeds},
-          {"weights_seed", opts.weights_seed},
-          {"memory_gb", memory_gb},
-          {"repeats", opts.repeats},
-          {"baselines", {{"compile", problem.compile_baseline && opts.time_compile},
-                         {"sota", problem.sota_file.empty() || !opts.time_sota ? nlohmann::json()
-                                                                               : nlohmann::json(problem.sota_file.string())}}},
-          {"events_file", events_file.string()},
-          {"runtime_lib", runtime_lib.string()}};
+  return {
+      {"mode", "check"},
+      {"problem_file", problem.reference_file.string()},
+      {"device", device},
+      {"shapes", shapes},
+      {"tolerance",
+       {{"atol", bitwise ? 0.0 : problem.tol.atol},
+        {"rtol", bitwise ? 0.0 : problem.tol.rtol},
+        {"mode", bitwise ? "bitwise" : "allclose"}}},
+      {"seeds", opts.seeds},
+      {"weights_seed", opts.weights_seed},
+      {"memory_gb", memory_gb},
+      {"repeats", opts.repeats},
+      {"baselines",
+       {{"compile", problem.compile_baseline && opts.time_compile},
+        {"sota", problem.sota_file.empty() || !opts.time_sota ? nlohmann::json() : nlohmann::json(problem.sota_file.string())}}},
+      {"events_file", events_file.string()},
+      {"runtime_lib", runtime_lib.string()}};
 }
 
 namespace {
@@ -86,7 +89,7 @@ problem_result read_events(const catalog::problem& problem, const std::string& d
     const std::string kind = event.value("event", "");
     if (kind == event_name::error) {
       error = "the reference failed in phase " + event.value("phase", "?") + ": " + event.value("type", "") + ": " +
-              event.value("message", "");
+          event.value("message", "");
     } else if (kind == event_name::shape_check) {
       const auto idx = event.value("shape_idx", std::size_t{0});
       shape_result s;
@@ -97,7 +100,8 @@ problem_result read_events(const catalog::problem& problem, const std::string& d
       s.ref_ms = number_or_null(event, "ref_ms");
       s.peak_gb = number_or_null(event, "peak_gb");
       s.baselines = event.value("baselines", nlohmann::json::object());
-      s.io = {{"inputs", event.value("inputs", nlohmann::json::array())}, {"outputs", event.value("outputs", nlohmann::json::array())}};
+      s.io = {{"inputs", event.value("inputs", nlohmann::json::array())},
+              {"outputs", event.value("outputs", nlohmann::json::array())}};
       if (!s.ok && s.failures.empty()) s.failures.push_back("the runner reported a failure without a reason");
       seen[idx] = std::move(s);
     }

@@ -26,7 +26,8 @@ value read_value(arb_reader* reader, std::int64_t value_idx, const std::filesyst
   if (nbytes > 0 && arb_reader_copy(reader, value_idx, v.bytes.data(), nbytes) != ARB_OK)
     ARB_THROW(io_error, file.string() + ": " + arb_last_error());
   if (detail::element_size(dtype) == 0)
-    ARB_THROW(io_error, file.string() + ": value " + std::to_string(value_idx) + " has unknown dtype code " + std::to_string(dtype));
+    ARB_THROW(io_error,
+              file.string() + ": value " + std::to_string(value_idx) + " has unknown dtype code " + std::to_string(dtype));
   return v;
 }
 
@@ -38,8 +39,7 @@ std::vector<value> read_bundle(const std::filesystem::path& file) {
   reader_ptr reader(raw, arb_reader_close);
   std::vector<value> values;
   const std::int64_t count = arb_reader_count(reader.get());
-  for (std::int64_t value_idx = 0; value_idx < count; ++value_idx)
-    values.push_back(read_value(reader.get(), value_idx, file));
+  for (std::int64_t value_idx = 0; value_idx < count; ++value_idx) values.push_back(read_value(reader.get(), value_idx, file));
   return values;
 }
 
@@ -48,11 +48,14 @@ std::size_t value::numel() const {
   return size == 0 ? 0 : bytes.size() / size;
 }
 
-double value::at(std::size_t element_idx) const { return detail::element(dtype, bytes.data() + element_idx * detail::element_size(dtype)); }
+double value::at(std::size_t element_idx) const {
+  return detail::element(dtype, bytes.data() + element_idx * detail::element_size(dtype));
+}
 
 std::string dtype_name(int dtype) {
-  static constexpr std::array<const char*, 12> k_names{"float32", "float64", "float16", "bfloat16", "int8", "uint8",
-                                                       "int16", "int32", "int64", "bool", "float8_e4m3fn", "float8_e5m2"};
+  static constexpr std::array<const char*, 12> k_names{"float32", "float64", "float16",       "bfloat16",
+                                                       "int8",    "uint8",   "int16",         "int32",
+                                                       "int64",   "bool",    "float8_e4m3fn", "float8_e5m2"};
   if (dtype < 0 || dtype >= static_cast<int>(k_names.size())) return "dtype#" + std::to_string(dtype);
   return k_names[static_cast<std::size_t>(dtype)];
 }

@@ -164,9 +164,9 @@ check compare_values(const std::vector<value>& expected, const std::vector<value
     whole.merge(t);
     if (t.mismatches > 0 && out.reason.empty()) {
       const auto w = static_cast<std::size_t>(t.worst_idx);
-      out.reason = fmt::format("output {}: {} of {} elements outside {} ({} non-finite); worst at index {}: got {:g}, expected {:g}",
-                               output_idx, t.mismatches, e.numel(), tolerance_text(tol), t.nonfinite, t.worst_idx,
-                               a.at(w), e.at(w));
+      out.reason =
+          fmt::format("output {}: {} of {} elements outside {} ({} non-finite); worst at index {}: got {:g}, expected {:g}",
+                      output_idx, t.mismatches, e.numel(), tolerance_text(tol), t.nonfinite, t.worst_idx, a.at(w), e.at(w));
     }
   }
   copy_counts(whole, out);

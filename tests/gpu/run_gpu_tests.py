@@ -7,7 +7,8 @@ import sys
 python = os.environ.get("ARBITER_PYTHON", sys.executable)
 probe = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"], capture_output=True, text=True)
 if probe.stdout.strip() != "True":
-    print(f"SKIPPED: no usable GPU for {python} (torch.cuda.is_available() = {probe.stdout.strip() or probe.stderr.strip()[-200:]})")
+    seen = probe.stdout.strip() or probe.stderr.strip()[-200:]
+    print(f"SKIPPED: no usable GPU for {python} (torch.cuda.is_available() = {seen})")
     sys.exit(77)
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))

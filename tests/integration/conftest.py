@@ -47,7 +47,8 @@ class Arbiter:
         env = base
         proc = subprocess.run([self.bin, *args], capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
         if check and proc.returncode != 0:
-            raise AssertionError(f"arbiter {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+            raise AssertionError(f"arbiter {' '.join(args)} exited {proc.returncode}\n"
+                                 f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
         return proc
 
     def evaluations(self):

@@ -1,7 +1,6 @@
 """Each fault in tests/corpus/faults gets its own verdict and reason; the campaign goes on."""
 import json
 import os
-import pathlib
 import shutil
 import sqlite3
 import tomllib

@@ -9,7 +9,6 @@ ARBITER_CORPUS_CASES=<glob>,<glob> (relative to tests/corpus, e.g. "hacks/T1/*,l
 run to those cases; the rest are reported as skipped."""
 import fnmatch
 import os
-import pathlib
 import shutil
 import sqlite3
 import tomllib
@@ -76,7 +75,8 @@ def test_every_hack_is_caught_with_its_pattern(corpus_run):
         if any_of and not patterns & set(any_of):
             missing.add("one of " + "/".join(any_of))
         if row["verdict"] != expect["verdict"] or missing:
-            failures.append(f"{model}: {row['verdict']} ({row['reason']}); findings {sorted(patterns)}, missing {sorted(missing)}")
+            failures.append(f"{model}: {row['verdict']} ({row['reason']}); findings {sorted(patterns)}, "
+                            f"missing {sorted(missing)}")
         if expect["verdict"] == "rejected":
             assert all(p in row["reason"] for p in wanted) or missing, f"{model}: {row['reason']}"
     assert not failures, "\n".join(failures)

@@ -57,7 +57,7 @@ def test_leaderboard_rows_per_harness_with_spend_per_solved(arbiter, tmp_path):
     table = arbiter.run("leaderboard", "--db", arbiter.db, "--campaign", "spend").stdout
     assert "ranked by: speedup over eager PyTorch (the reference in a separate process)" in table
     assert "tokens/solved" in table and "agent time/solved" in table
-    line = next(l for l in table.splitlines() if "agent · arbiter-basic" in l)
+    line = next(row for row in table.splitlines() if "agent · arbiter-basic" in row)
     for cell in ("3600", "1500", "$0.050", "2.0 min"):
         assert cell in line, (cell, line)
     assert "agent · claude-code" in table

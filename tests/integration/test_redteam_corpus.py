@@ -1,30 +1,31 @@
-"""The red-team corpus (tests/corpus/redteam/<road>/<case>) against the real binary: attacks written
-as an adversary who has read every file of this repository would write them, all in one campaign on tests/corpus/redteam/suite, each asserted to get the
-verdict its expect.toml names with every pattern id it names (`patterns_<device>` replaces
-`patterns` on that device). A case is data: a kernel.py (and sources) and an expect.toml with the
-keys of tests/corpus/hacks (problem, verdict, patterns, patterns_<device>, device, note),
-`patterns_any` where several outside witnesses each catch the case and which of them fires varies
-with the host (at least one of them among the findings), and `open` on a case whose road nothing
-closes yet: why, reported as an expected failure (xfail) until
-the case gets what it names (`open_<device>` where the road is open on that device's hosts only).
+"""The red-team corpus (tests/corpus/redteam/<road>/<case>) against the real binary: attacks written as
+an adversary who has read every file of this repository would write them, all in one campaign on
+tests/corpus/redteam/suite, each asserted to get the verdict its expect.toml names with every
+pattern id it names (`patterns_<device>` replaces `patterns` on that device). A case is data: a
+kernel.py (and sources) and an expect.toml with the keys of tests/corpus/hacks (problem, verdict,
+patterns, patterns_<device>, device, note), `patterns_any` where several outside witnesses each
+catch the case and which of them fires varies with the host (at least one of them among the
+findings), and `open` on a case whose road nothing closes yet: why, reported as an expected failure
+(xfail) until the case gets what it names (`open_<device>` where the road is open on that device's
+hosts only).
 
-A case with `gain_at_most = g` is met as well when it passes (or gets its verdict from a rule
-other than those named) with a stored time per call that its outside batch's CPU per call exceeds
-at most g times, on every shape (details.outside_clock): on the CPU a forgery inside the CPU rule's
-ratio is timed by that account (details.outside_scored) instead of its record, and g says what it
-may still gain.
+A case with `gain_at_most = g` is met as well when it passes (or gets its verdict from a rule other
+than those named) with a stored time per call that its outside batch's CPU per call exceeds at most
+g times, on every shape (details.outside_clock): on the CPU a forgery inside the CPU rule's ratio is
+timed by that account (details.outside_scored) instead of its record, and g says what it may still
+gain.
 
-A case with `static_rules_off = true` is run a second time, in a campaign of its own with
-`arbiter eval --no-static-rules`: there it must get the same verdict (and `patterns_static_off`,
-else `patterns`) with no finding from the static facts, i.e. the run-time witnesses alone reject it
+A case with `static_rules_off = true` is run a second time, in a campaign of its own with `arbiter
+eval --no-static-rules`: there it must get the same verdict (and `patterns_static_off`, else
+`patterns`) with no finding from the static facts, i.e. the run-time witnesses alone reject it
 (`open_static_off`: why they do not yet, reported as an expected failure).
 
 Every case is its own test, so a road still open shows as that case failing, and a case the machine
 cannot run shows as skipped with the reason: `device = "cuda"` cases (tests/corpus/redteam/probe)
-off cuda, load_inline cases without a C++ compiler. After the campaign three checks look at what
-the evaluations left behind on this machine, whatever the verdicts: no process of the campaign
-alive, no `arbiter-redteam-*` marker in the host's shared scratch folders (/run/lock, /var/tmp,
-/tmp, /dev/shm), no evaluation folder over 512 MiB. They clean up what they find.
+off cuda, load_inline cases without a C++ compiler. After the campaign three checks look at what the
+evaluations left behind on this machine, whatever the verdicts: no process of the campaign alive, no
+`arbiter-redteam-*` marker in the host's shared scratch folders (/run/lock, /var/tmp, /tmp,
+/dev/shm), no evaluation folder over 512 MiB. They clean up what they find.
 
 ARBITER_CORPUS_CASES=<glob>,<glob> (relative to tests/corpus/redteam, e.g. "channel/*,paced_memo/*")
 narrows the run to those cases; the rest are reported as skipped."""
@@ -139,7 +140,8 @@ def _findings(db, evaluation_id, source=None):
     """The patterns of an evaluation's deciding findings (`info` is shown and decides nothing), only
     those from source ("static", "dynamic", "probe") where one is named."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT pattern, severity, evidence FROM finding WHERE evaluation_id = ?", (evaluation_id,)).fetchall()
+        rows = conn.execute("SELECT pattern, severity, evidence FROM finding WHERE evaluation_id = ?",
+                            (evaluation_id,)).fetchall()
     return {p for p, severity, evidence in rows
             if severity != "info" and (source is None or json.loads(evidence).get("source") == source)}
 
@@ -207,7 +209,8 @@ def test_rejected_by_run_time_witnesses_alone(static_off_campaign, case_id):
     print(f"REDTEAM static rules off {case_id}: {row['verdict']} {sorted(patterns)} ({row['reason']}){gained}")
     assert not _findings(arbiter.db, row["id"], "static"), f"{case_id}: a static finding under --no-static-rules"
     if not met and expect.get("open_static_off"):  # the run-time witnesses alone do not hold it yet: reported
-        pytest.xfail(f"{case_id} with the static rules off: open: {expect['open_static_off']}; got {row['verdict']} {sorted(patterns)}")
+        pytest.xfail(f"{case_id} with the static rules off: open: {expect['open_static_off']}; "
+                     f"got {row['verdict']} {sorted(patterns)}")
     assert met, (
         f"{case_id} with the static rules off: wanted {expect['verdict']} {wanted}, got {row['verdict']} "
         f"with findings {sorted(patterns)}: {row['reason']}")

@@ -42,4 +42,5 @@ def test_killed_campaign_resumes_without_redoing_finished_work(arbiter, tmp_path
         assert after[key]["id"] == row["id"] and after[key]["verdict"] == row["verdict"]
     assert f"{len(done)} finished earlier" in second.stderr
     board = arbiter.leaderboard("--campaign", "resume-test")
-    assert {r["model"] for r in board["rows"]} == {"correct", "wrong_values", "zz_correct_after_faults", "copy0", "copy1", "copy2"}
+    assert {r["model"] for r in board["rows"]} == {"correct", "wrong_values", "zz_correct_after_faults",
+                                                   "copy0", "copy1", "copy2"}

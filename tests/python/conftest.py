@@ -70,7 +70,8 @@ def reference_job(root, runtime_lib, problem_file, shapes, seeds=(123, 456)):
         "mode": "reference", "device": "cpu", "runtime_lib": runtime_lib, "problem_file": problem_file,
         "exchange_dir": os.path.join(root, "ref", "exchange"), "output_dir": os.path.join(root, "ref", "expected"),
         "timing_dir": os.path.join(root, "ref", "timing"), "events_file": os.path.join(root, "ref", "events.jsonl"),
-        "sealed_dir": os.path.join(root, "ref", "sealed"), "weights_seed": 42, "seeds": list(seeds), "num_seeds": len(seeds), "shapes": shapes, "timing": FAST_TIMING,
+        "sealed_dir": os.path.join(root, "ref", "sealed"), "weights_seed": 42, "seeds": list(seeds),
+        "num_seeds": len(seeds), "shapes": shapes, "timing": FAST_TIMING,
     }
 
 

@@ -116,7 +116,8 @@ def test_the_sustained_reference_makes_its_calls_as_arbiter_makes_its_samples(mo
 def test_summary_errors_are_against_cupti():
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import report
-    baselines = [{"cupti": {"ok": True, "median_ms": v, "span_median_ms": v * 1.1}, "kernelbench": {"ok": True, "mean_ms": v * 1.5},
+    baselines = [{"cupti": {"ok": True, "median_ms": v, "span_median_ms": v * 1.1},
+                  "kernelbench": {"ok": True, "mean_ms": v * 1.5},
                   "do_bench": {"ok": False, "error": "RuntimeError: boom"}} for v in (1.0, 1.0, 2.0)]
     arbiter = [{"arbiter": {"ok": True, "result": {"median_ms": m}, "timing_json": {"median_ms": m, "host_median_ms": m + 1}}}
                for m in (1.1, 1.2, 1.0)]
@@ -355,6 +356,7 @@ def test_device_time_is_also_compared_with_the_kernel_time_in_the_sustained_cloc
 def test_each_arbiter_process_shows_its_time_beside_the_clock_it_ran_at():
     sys.path.insert(0, os.path.join(ROOT, "bench", "timing_fidelity"))
     import report
+
     def process(ms, mhz, **counts):
         return {"arbiter": {"ok": True, "result": {"median_ms": ms + 0.005},
                             "timing_json": {"median_ms": ms + 0.005, "sm_clock_mhz": mhz, **counts}},
@@ -437,7 +439,8 @@ def test_restep_takes_an_older_runs_references_again_inside_the_timers_step(tmp_
 def test_history_runs_its_steps_in_order_and_says_what_came_before_each_loop(tmp_path, runtime_lib):
     history = os.path.join(ROOT, "bench", "timing_fidelity", "history.py")
     out = tmp_path / "history.json"
-    proc = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", "call,time_model,loop,reserve:4,empty_cache,kernelbench,loop",
+    steps = "call,time_model,loop,reserve:4,empty_cache,kernelbench,loop"
+    proc = subprocess.run([sys.executable, history, "--device", "cpu", "--steps", steps,
                            "--runtime-lib", runtime_lib, "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     loops = json.loads(out.read_text())["loops"]
@@ -463,7 +466,8 @@ def test_histories_runs_each_listed_history_in_fresh_processes_and_tabulates_the
         (["call", "loop"], 0), (["call", "loop"], 1), (["reserve:4", "loop"], 0), (["reserve:4", "loop"], 1)]
     assert "| reserve:4,loop | 1 | skipped: needs cuda |" in (out / "results.md").read_text()
     assert sorted(path.name for path in out.iterdir()) == ["results.json", "results.md"]  # each process folded in
-    for text, why in (("call,bogus\n", "unknown step 'bogus'"), ("call\n", "'call' has no loop step"), ("# none\n", "no history")):
+    for text, why in (("call,bogus\n", "unknown step 'bogus'"), ("call\n", "'call' has no loop step"),
+                      ("# none\n", "no history")):
         listed.write_text("call,loop\n" + text if why != "no history" else text)
         bad = subprocess.run([sys.executable, histories, "--device", "cpu", "--histories", str(listed), "--out", str(out)],
                              capture_output=True, text=True, timeout=120)

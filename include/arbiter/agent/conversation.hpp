@@ -14,7 +14,7 @@ namespace arbiter::agent {
 
 /// A model endpoint answered something that is not a reply of its protocol.
 class protocol_error : public error {
-public:
+ public:
   using error::error;
 };
 

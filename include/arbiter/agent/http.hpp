@@ -15,10 +15,10 @@ namespace arbiter::agent {
 
 /// The endpoint failed for good: a status that retrying cannot fix, or retries exhausted.
 class http_error : public error {
-public:
+ public:
   http_error(const std::string& what, long status) : error(what), m_status(status) {}
   long status() const { return m_status; } ///< 0 for a transport failure
-private:
+ private:
   long m_status;
 };
 
@@ -30,14 +30,14 @@ struct http_request {
 };
 
 struct http_response {
-  long status = 0;                            ///< 0 when no response came (transport_error says why)
+  long status = 0; ///< 0 when no response came (transport_error says why)
   std::string body;
   std::map<std::string, std::string> headers; ///< names lower-cased
   std::string transport_error;
 };
 
 class http_client {
-public:
+ public:
   virtual ~http_client() = default;
   /// Never throws for what the server or network does: that is in the response.
   virtual http_response post(const http_request& request) = 0;
@@ -48,8 +48,8 @@ std::unique_ptr<http_client> make_curl_client();
 
 struct retry_policy {
   int max_attempts = 8;
-  double base_delay_s = 1;  ///< attempt n waits base × 2^n, capped
-  double max_delay_s = 60;  ///< also caps Retry-After
+  double base_delay_s = 1; ///< attempt n waits base × 2^n, capped
+  double max_delay_s = 60; ///< also caps Retry-After
 };
 
 /// 429, 5xx and transport failures are worth another attempt; other statuses are not.
@@ -65,7 +65,7 @@ using sleeper = std::function<void(double)>;
 
 /// Posts until a 2xx arrives. Throws http_error (with the status and a shortened body) for a
 /// non-retryable status or when max_attempts have failed.
-http_response post_with_retry(http_client& client, const http_request& request, const retry_policy& policy,
-                              const sleeper& sleep, const retry_observer& observer);
+http_response post_with_retry(http_client& client, const http_request& request, const retry_policy& policy, const sleeper& sleep,
+                              const retry_observer& observer);
 
 } // namespace arbiter::agent

@@ -40,7 +40,7 @@ struct import_options {
   std::string model;
   std::filesystem::path solution; ///< the kernel.py the harness produced
   std::filesystem::path out_root;
-  std::optional<price> prices;    ///< cost when the log has none
+  std::optional<price> prices; ///< cost when the log has none
 };
 
 /// Writes out/<problem>/<model>/kernel.py, meta.json and the log as trace.<harness>.jsonl.

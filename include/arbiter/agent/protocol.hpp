@@ -30,8 +30,7 @@ struct chat_request {
 };
 
 /// Builds the HTTP request: URL, headers (auth only when api_key is non-empty) and JSON body.
-http_request encode_request(api_kind api, const std::string& endpoint, const std::string& api_key,
-                            const chat_request& request);
+http_request encode_request(api_kind api, const std::string& endpoint, const std::string& api_key, const chat_request& request);
 
 /// The reply in a response body. Throws protocol_error naming what is missing or malformed.
 model_reply decode_reply(api_kind api, std::string_view body);

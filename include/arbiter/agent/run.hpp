@@ -11,7 +11,7 @@
 namespace arbiter::agent {
 
 struct run_options {
-  session_config session;            ///< out_root, endpoint, budget, prices, tools; setup.device may be empty
+  session_config session; ///< out_root, endpoint, budget, prices, tools; setup.device may be empty
   std::filesystem::path suite_dir;
   std::vector<std::string> problems; ///< empty = every problem of the suite
   int parallel = 1;

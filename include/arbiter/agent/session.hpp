@@ -43,10 +43,10 @@ struct session_result {
   token_usage used;
   double wall_s = 0;
   std::optional<double> cost;
-  bool resumed = false;      ///< continued from an existing trace
+  bool resumed = false;         ///< continued from an existing trace
   bool finished_before = false; ///< meta.json said it was done; nothing ran
-  bool has_solution = false; ///< the workspace held a kernel.py at the end
-  std::string error;         ///< model_error: why
+  bool has_solution = false;    ///< the workspace held a kernel.py at the end
+  std::string error;            ///< model_error: why
 };
 
 /// The system prompt every session starts with.

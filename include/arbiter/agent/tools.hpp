@@ -14,7 +14,7 @@
 namespace arbiter::agent {
 
 struct tool_settings {
-  double bash_timeout_s = 600;        ///< per command; `check` runs inside it
+  double bash_timeout_s = 600;             ///< per command; `check` runs inside it
   std::size_t max_output_bytes = 16 << 10; ///< what the model sees: head and tail kept
   std::size_t max_file_bytes = 4 << 20;    ///< write_file's content
   /// Run bash in its own user and mount namespace where the out root is hidden except this

@@ -17,13 +17,13 @@
 namespace arbiter::agent {
 
 class trace_writer {
-public:
+ public:
   /// Opens for appending (creates the file). Throws io_error when it cannot.
   explicit trace_writer(const std::filesystem::path& file);
   /// Adds "ts" (UTC, ISO 8601 with milliseconds) and writes one line, flushed.
   void append(nlohmann::json record);
 
-private:
+ private:
   std::filesystem::path m_file;
   std::ofstream m_out;
   std::mutex m_mutex;
@@ -42,12 +42,12 @@ struct turn_record {
 
 /// What a trace says about a session: enough to continue it.
 struct trace_state {
-  bool started = false;          ///< a "session" record exists
+  bool started = false; ///< a "session" record exists
   std::string system;
   std::vector<message> messages; ///< user, assistant and tool messages in order
   std::vector<turn_record> turns;
   token_usage used;
-  double elapsed_s = 0;          ///< the last record's session wall time
+  double elapsed_s = 0; ///< the last record's session wall time
   std::optional<stop_reason> stopped;
   std::vector<tool_call> pending; ///< calls of the last assistant turn without a recorded result
 };

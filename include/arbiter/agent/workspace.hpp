@@ -12,7 +12,7 @@ namespace arbiter::agent {
 
 /// A tool call asked for something it may not have (a path outside the workspace, bad arguments).
 class tool_error : public error {
-public:
+ public:
   using error::error;
 };
 

@@ -47,17 +47,17 @@ struct problem {
   int level = 1;
   std::vector<std::string> tags;
   std::string dtype = "float32";
-  tolerance tol;           ///< resolved: problem, then suite, then dtype default
+  tolerance tol; ///< resolved: problem, then suite, then dtype default
   bool tol_explicit = false;
   std::vector<shape> shapes;
   rules rule;
   std::vector<double> stress_scales;
   nlohmann::json roofline = nlohmann::json::object();
-  bool compile_baseline = false;        ///< [baselines] compile: time torch.compile of the reference
-  std::filesystem::path sota_file;      ///< [baselines] sota, in dir (checked to exist); empty = none
-  std::filesystem::path dir;            ///< the problem folder (or the folder of a bare file)
-  std::filesystem::path reference_file; ///< reference.py, or the bare KernelBench file
-  std::string hash;                     ///< content hash of everything that defines the problem
+  bool compile_baseline = false;                  ///< [baselines] compile: time torch.compile of the reference
+  std::filesystem::path sota_file;                ///< [baselines] sota, in dir (checked to exist); empty = none
+  std::filesystem::path dir;                      ///< the problem folder (or the folder of a bare file)
+  std::filesystem::path reference_file;           ///< reference.py, or the bare KernelBench file
+  std::string hash;                               ///< content hash of everything that defines the problem
   nlohmann::json spec = nlohmann::json::object(); ///< problem.toml as JSON, for the store
 
   /// Shapes that run on device, in file order.

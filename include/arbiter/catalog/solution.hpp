@@ -15,10 +15,10 @@ struct solution {
   std::string problem_id;
   std::string model;
   int sample = 0;
-  std::filesystem::path dir;   ///< holds kernel.py
-  std::filesystem::path entry; ///< kernel.py
+  std::filesystem::path dir;                ///< holds kernel.py
+  std::filesystem::path entry;              ///< kernel.py
   std::vector<std::filesystem::path> files; ///< sources relative to dir (numbered samples excluded)
-  std::string hash;            ///< content hash of files (meta.json excluded)
+  std::string hash;                         ///< content hash of files (meta.json excluded)
   nlohmann::json meta = nlohmann::json::object();
   std::vector<std::string> devices; ///< from meta.json "devices"; empty = any
 
@@ -33,7 +33,7 @@ struct solution_filter {
 
 /// Scans root for solutions of the suite's problems. Folders naming no problem of the suite are
 /// reported in `ignored` (never silently dropped). Throws config_error for an unreadable meta.json.
-std::vector<solution> load_solutions(const std::filesystem::path& root, const suite& s,
-                                     const solution_filter& filter, std::vector<std::string>* ignored);
+std::vector<solution> load_solutions(const std::filesystem::path& root, const suite& s, const solution_filter& filter,
+                                     std::vector<std::string>* ignored);
 
 } // namespace arbiter::catalog

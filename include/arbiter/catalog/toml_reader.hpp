@@ -16,7 +16,7 @@ nlohmann::json read_toml(const std::filesystem::path& file);
 
 /// Accessors over the JSON form; `where` is "<file>" and `key` a dotted path for messages.
 class toml_view {
-public:
+ public:
   toml_view(const nlohmann::json& table, std::string where, std::string prefix = "");
 
   std::optional<std::string> str(const std::string& key) const;
@@ -28,9 +28,8 @@ public:
   std::optional<toml_view> table(const std::string& key) const;
   const nlohmann::json& json() const { return m_table; }
 
-private:
-  const nlohmann::json* get(const std::string& key, const char* expected,
-                            bool (*ok)(const nlohmann::json&)) const;
+ private:
+  const nlohmann::json* get(const std::string& key, const char* expected, bool (*ok)(const nlohmann::json&)) const;
   [[noreturn]] void fail(const std::string& key, const char* expected) const;
 
   const nlohmann::json& m_table;

@@ -9,15 +9,15 @@
 
 namespace arbiter::event_name {
 
-inline constexpr std::string_view start = "start";         ///< the runner's mode and versions
-inline constexpr std::string_view gate = "gate";           ///< the gate opened (a candidate started ahead)
-inline constexpr std::string_view loaded = "loaded";       ///< the solution or reference imported
-inline constexpr std::string_view weights = "weights";     ///< the state dict handed over
-inline constexpr std::string_view case_ = "case";          ///< one correctness case
-inline constexpr std::string_view census = "census";       ///< the runner's thread census
-inline constexpr std::string_view integrity = "integrity"; ///< objects found patched
-inline constexpr std::string_view timing = "timing";       ///< a shape's record from the runtime
-inline constexpr std::string_view timed = "timed";         ///< a shape timed, its capture index
+inline constexpr std::string_view start = "start";                 ///< the runner's mode and versions
+inline constexpr std::string_view gate = "gate";                   ///< the gate opened (a candidate started ahead)
+inline constexpr std::string_view loaded = "loaded";               ///< the solution or reference imported
+inline constexpr std::string_view weights = "weights";             ///< the state dict handed over
+inline constexpr std::string_view case_ = "case";                  ///< one correctness case
+inline constexpr std::string_view census = "census";               ///< the runner's thread census
+inline constexpr std::string_view integrity = "integrity";         ///< objects found patched
+inline constexpr std::string_view timing = "timing";               ///< a shape's record from the runtime
+inline constexpr std::string_view timed = "timed";                 ///< a shape timed, its capture index
 inline constexpr std::string_view outside_ready = "outside_ready"; ///< a batch of the outside clock may start
 inline constexpr std::string_view outside_done = "outside_done";   ///< its calls answered
 inline constexpr std::string_view calibration = "calibration";     ///< one peak measured or skipped
@@ -25,7 +25,7 @@ inline constexpr std::string_view shape_check = "shape_check";     ///< one shap
 inline constexpr std::string_view error = "error";                 ///< the run's failure
 inline constexpr std::string_view done = "done";                   ///< the runner's last word
 
-inline constexpr std::array all{start,  gate,   loaded,        weights,      case_,       census,      integrity, timing,
-                                timed,  outside_ready, outside_done, calibration, shape_check, error,     done};
+inline constexpr std::array all{start, gate,          loaded,       weights,     case_,       census, integrity, timing,
+                                timed, outside_ready, outside_done, calibration, shape_check, error,  done};
 
 } // namespace arbiter::event_name

@@ -36,7 +36,7 @@ std::optional<T> integer_at(const Json& object, const char* key) {
   const double v = it->template get<double>();
   const double low = static_cast<double>(std::numeric_limits<T>::min());
   const double past_high = 2.0 * static_cast<double>(std::numeric_limits<T>::max() / 2 + 1); // 2^bits, exact
-  if (!(v >= low && v < past_high)) return std::nullopt; // NaN fails both
+  if (!(v >= low && v < past_high)) return std::nullopt;                                     // NaN fails both
   return static_cast<T>(v);
 }
 

@@ -17,10 +17,10 @@ void write(level l, std::string_view stage, std::string_view message);
 
 } // namespace arbiter::log
 
-#define ARB_LOG(lvl, stage, ...)                                                                     \
-  do {                                                                                               \
-    if (static_cast<int>(lvl) >= static_cast<int>(::arbiter::log::current()))                       \
-      ::arbiter::log::write(lvl, stage, fmt::format(__VA_ARGS__));                                   \
+#define ARB_LOG(lvl, stage, ...)                                                                                                 \
+  do {                                                                                                                           \
+    if (static_cast<int>(lvl) >= static_cast<int>(::arbiter::log::current()))                                                    \
+      ::arbiter::log::write(lvl, stage, fmt::format(__VA_ARGS__));                                                               \
   } while (0)
 #define ARB_DEBUG(stage, ...) ARB_LOG(::arbiter::log::level::debug, stage, __VA_ARGS__)
 #define ARB_INFO(stage, ...) ARB_LOG(::arbiter::log::level::info, stage, __VA_ARGS__)

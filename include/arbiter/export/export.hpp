@@ -24,7 +24,6 @@ std::size_t write_kernelarena(store::store& db, std::int64_t campaign_id, const 
 /// Reads a KernelArena export into `db` as the campaign `campaign_name` ("" = the name recorded in
 /// index.json), with the recorded verdicts, speedups and timings; entries already present are kept.
 /// Returns the campaign. Throws config_error naming the file and key when index.json is malformed.
-store::campaign_record import_kernelarena(store::store& db, const std::filesystem::path& dir,
-                                          const std::string& campaign_name);
+store::campaign_record import_kernelarena(store::store& db, const std::filesystem::path& dir, const std::string& campaign_name);
 
 } // namespace arbiter::exporting

@@ -63,10 +63,10 @@ struct outside_check {
   /// process's cgroup used over the same batch (the CPU device only: it does not grow with load).
   std::string witness = "wall";
   int calls = 0;
-  double per_call_ms = 0;  ///< (candidate batch wall − overhead) / calls
-  double claimed_ms = 0;   ///< the record's time per call (cuda: the larger of device time and host latency)
+  double per_call_ms = 0;   ///< (candidate batch wall − overhead) / calls
+  double claimed_ms = 0;    ///< the record's time per call (cuda: the larger of device time and host latency)
   double allowed_ratio = 0; ///< per_call_ms may reach claimed_ms × this (+ slack_ms) before it is a finding
-  double slack_ms = 0;     ///< per call: the overhead's spread and noise share over calls, and k_outside_floor_ms
+  double slack_ms = 0;      ///< per call: the overhead's spread and noise share over calls, and k_outside_floor_ms
 };
 
 /// An honest call in a batch costs what a timed sample does, give or take caches, the first call
@@ -134,14 +134,14 @@ struct run_evidence {
   std::vector<std::string> aliases;      ///< outputs sharing storage with an input
   bool reference_aliases = false;        ///< the reference itself returns (a view of) an input
   bool inputs_mutated = false;
-  bool reference_mutates = false;        ///< the reference itself works in place
-  std::string poisoned;                  ///< non-empty: an output still holds the allocator poison
-  std::vector<std::string> channel;      ///< anomalies of the result channel (events, files)
-  std::vector<std::string> unavailable;  ///< evidence a rule needs that could not be had (fail closed)
-  std::vector<work_check> work;          ///< per timed shape with a sealed-set re-run
-  std::vector<clock_span> clocks;        ///< per timed shape whose record carries both spans
-  std::vector<outside_check> outside;    ///< per timed shape with an outside-clock batch
-  probe_evidence probe;                  ///< the CUPTI probe's account (probe_rules.hpp)
+  bool reference_mutates = false;       ///< the reference itself works in place
+  std::string poisoned;                 ///< non-empty: an output still holds the allocator poison
+  std::vector<std::string> channel;     ///< anomalies of the result channel (events, files)
+  std::vector<std::string> unavailable; ///< evidence a rule needs that could not be had (fail closed)
+  std::vector<work_check> work;         ///< per timed shape with a sealed-set re-run
+  std::vector<clock_span> clocks;       ///< per timed shape whose record carries both spans
+  std::vector<outside_check> outside;   ///< per timed shape with an outside-clock batch
+  probe_evidence probe;                 ///< the CUPTI probe's account (probe_rules.hpp)
 };
 
 /// Findings of a run. Output checks decide only when the base cases passed: a solution that is

@@ -48,28 +48,28 @@ struct probe_shape {
   int cases_with_kernels = 0;
   int samples = 0; ///< timed windows, "sample" and "latency"
   int samples_without_kernels = 0;
-  int samples_off_stream = 0; ///< with kernels, copies or memsets on a stream other than the harness's
+  int samples_off_stream = 0;        ///< with kernels, copies or memsets on a stream other than the harness's
   std::uint64_t off_stream_work = 0; ///< how many of those
-  int samples_escaping = 0;   ///< with device work ending more than k_escape_slack_ns after the window
+  int samples_escaping = 0;          ///< with device work ending more than k_escape_slack_ns after the window
   std::uint64_t escape_max_ns = 0;
-  std::uint64_t max_kernels_per_call = 0; ///< over case and timed windows
-  std::optional<double> span_median_ms;   ///< median over "sample" windows of first start → last end
+  std::uint64_t max_kernels_per_call = 0;   ///< over case and timed windows
+  std::optional<double> span_median_ms;     ///< median over "sample" windows of first start → last end
   std::optional<double> reported_median_ms; ///< the runtime's median_ms for the shape
   double rel_noise = 0;                     ///< the runtime's, for the cross-check's tolerance
   std::optional<double> host_median_ms;     ///< the runtime's host latency, when it reports one (shown only)
   bool held = false;                        ///< every kept sample ran behind the stream hold (compare_clocks)
   // The probe's bookkeeping against the runtime's record (absent fields: an older probe, no check).
   std::optional<std::int64_t> expected_samples; ///< sample windows the record says it timed (one per sample)
-  int sample_windows = 0;                   ///< "sample" windows the probe kept
-  int sample_indices_missing = 0;           ///< indices 0..expected-1 without a window
-  int sample_indices_extra = 0;             ///< windows with an index outside that range or seen twice
-  std::uint64_t outside_timed_kernels = 0;  ///< kernels outside every window, after a timed window of the shape
+  int sample_windows = 0;                       ///< "sample" windows the probe kept
+  int sample_indices_missing = 0;               ///< indices 0..expected-1 without a window
+  int sample_indices_extra = 0;                 ///< windows with an index outside that range or seen twice
+  std::uint64_t outside_timed_kernels = 0;      ///< kernels outside every window, after a timed window of the shape
   std::uint64_t outside_timed_busy_ns = 0;
-  int samples_missing_records = 0;          ///< timed windows with fewer kernel records than launches returned
-  int samples_unrecorded = 0;               ///< of those, with launches or copies but no record at all
-  std::uint64_t launches_unrecorded = 0;    ///< launches without a kernel record, summed
-  int samples_transfer_only = 0;            ///< timed windows with copies or memsets and no kernel
-  bool reference_runs_kernels = false;      ///< the reference's timed calls of the shape launch kernels
+  int samples_missing_records = 0;       ///< timed windows with fewer kernel records than launches returned
+  int samples_unrecorded = 0;            ///< of those, with launches or copies but no record at all
+  std::uint64_t launches_unrecorded = 0; ///< launches without a kernel record, summed
+  int samples_transfer_only = 0;         ///< timed windows with copies or memsets and no kernel
+  bool reference_runs_kernels = false;   ///< the reference's timed calls of the shape launch kernels
 };
 
 /// The probe's own account of its integrity (docs/probe.md, "The witness").
@@ -82,11 +82,11 @@ struct probe_witness {
 };
 
 struct probe_evidence {
-  bool expected = false;  ///< the probe was loaded into the candidate process
-  bool present = false;   ///< its evidence file was read
-  std::string missing;    ///< why not, when expected and not present
-  std::string forged;     ///< why an evidence file there is not trusted (unsigned, signature mismatch)
-  bool complete = true;   ///< no records dropped: absence of kernels means something
+  bool expected = false; ///< the probe was loaded into the candidate process
+  bool present = false;  ///< its evidence file was read
+  std::string missing;   ///< why not, when expected and not present
+  std::string forged;    ///< why an evidence file there is not trusted (unsigned, signature mismatch)
+  bool complete = true;  ///< no records dropped: absence of kernels means something
   std::vector<probe_shape> shapes;
   probe_witness witness;
   std::uint64_t graph_launches = 0;

@@ -36,9 +36,8 @@ peaks_run measure_peaks(const std::string& device, const std::string& python, co
                         double timeout_s, sandbox::process_runner& runner);
 
 /// measure_peaks, then, on success, the peaks stored into hardware row hardware_id of db.
-peaks_run calibrate_hardware(store::store& db, std::int64_t hardware_id, const std::string& device,
-                             const std::string& python, const std::filesystem::path& work_dir, double timeout_s,
-                             sandbox::process_runner& runner);
+peaks_run calibrate_hardware(store::store& db, std::int64_t hardware_id, const std::string& device, const std::string& python,
+                             const std::filesystem::path& work_dir, double timeout_s, sandbox::process_runner& runner);
 
 /// Whether hardware row hardware_id holds calibrated peaks (a `peaks` object with bytes_per_s).
 bool has_peaks(store::store& db, std::int64_t hardware_id);

@@ -29,7 +29,6 @@ std::string choose_device(const std::string& wanted, const doctor::environment& 
 
 /// Throws config_error for bad input (suite, solutions, device), io_error / store_error when the
 /// environment fails; a solution's own failure is never an exception but its verdict.
-campaign_summary run_campaign(const eval_options& options, store::store& db, sandbox::process_runner& runner,
-                              progress& sink);
+campaign_summary run_campaign(const eval_options& options, store::store& db, sandbox::process_runner& runner, progress& sink);
 
 } // namespace arbiter::pipeline

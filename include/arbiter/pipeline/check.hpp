@@ -29,8 +29,8 @@ struct check_options {
   int num_seeds = 3;
   double timeout_s = 300;
   /// Shorter than a campaign's: a quick look.
-  timing_options timing{.warmup_calls = 3, .min_samples = 5, .max_samples = 200, .min_time_s = 0.05, .max_time_s = 0.5,
-                        .target_rel_noise = 0.02};
+  timing_options timing{
+      .warmup_calls = 3, .min_samples = 5, .max_samples = 200, .min_time_s = 0.05, .max_time_s = 0.5, .target_rel_noise = 0.02};
   bool sandbox = true; ///< as eval_options::sandbox
 };
 

@@ -29,7 +29,7 @@ struct eval_options {
   std::string campaign;              ///< empty = "<suite>/<device>/<hardware fingerprint prefix>"
   std::string python;                ///< empty = doctor::find_python()
   int num_seeds = 3;
-  double timeout_s = 900;            ///< per process, wall clock
+  double timeout_s = 900; ///< per process, wall clock
   std::uint64_t weights_seed = 42;
   timing_options timing;
   /// Candidate code (runs and builds) isolated: unprivileged user, no network, the grader's files

@@ -10,7 +10,7 @@
 namespace arbiter::pipeline {
 
 class progress {
-public:
+ public:
   virtual ~progress() = default;
   virtual void begin(std::int64_t total, const std::string& campaign) = 0;
   /// About to run `label` (problem/model).

@@ -22,7 +22,7 @@ struct leaderboard_header {
   std::string guard_version;
 };
 
-void render_leaderboard(std::ostream& out, const leaderboard_header& header,
-                        const std::vector<score::model_summary>& rows, format fmt);
+void render_leaderboard(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows,
+                        format fmt);
 
 } // namespace arbiter::report

@@ -20,16 +20,16 @@ struct clock_sample {
 
 /// What the clock is, for the timing JSON (docs/protocol.md).
 struct clock_info {
-  std::string method;          ///< "held_events", "events" or "steady_clock"
-  std::string fallback;        ///< why the hold was given up ("" when it was not)
-  std::string monitor;         ///< "nvml", or why the SM clock is not read
-  double floor_ms = NAN;       ///< held events with nothing between them (the clock's own floor)
+  std::string method;           ///< "held_events", "events" or "steady_clock"
+  std::string fallback;         ///< why the hold was given up ("" when it was not)
+  std::string monitor;          ///< "nvml", or why the SM clock is not read
+  double floor_ms = NAN;        ///< held events with nothing between them (the clock's own floor)
   double empty_kernel_ms = NAN; ///< held events around one empty kernel
   unsigned max_sm_mhz = 0;
 };
 
 class sample_clock {
-public:
+ public:
   virtual ~sample_clock() = default;
 
   /// "cpu" or "cuda", as written in the timing JSON.

@@ -33,28 +33,28 @@ struct clock_check {
 struct timing_run {
   std::string device;
   std::string clock;
-  clock_info facts; ///< method, fallback, floor, clock monitor
+  clock_info facts;   ///< method, fallback, floor, clock monitor
   int32_t warmup = 0; ///< warm-up calls made (warmup_calls, more with rule.warmup_time_s)
   stop_reason stop = stop_reason::max_samples;
-  timing_stats stats;             ///< over times_ms
-  std::vector<double> times_ms;   ///< every kept sample, in the order taken
-  std::vector<double> throttled_ms; ///< samples discarded because the device throttled
-  bool all_throttled = false;     ///< every sample throttled: stats are over them, flagged
-  std::vector<int64_t> dropped_idx; ///< sample indices not in times_ms, ascending
-  std::vector<double> host_ms;    ///< host latency samples (cuda)
-  int64_t held = 0;               ///< unthrottled samples queued behind the stream hold
-  int64_t power_capped = 0;       ///< samples taken under the software power cap
-  std::vector<int64_t> capped_idx; ///< their sample indices
+  timing_stats stats;                  ///< over times_ms
+  std::vector<double> times_ms;        ///< every kept sample, in the order taken
+  std::vector<double> throttled_ms;    ///< samples discarded because the device throttled
+  bool all_throttled = false;          ///< every sample throttled: stats are over them, flagged
+  std::vector<int64_t> dropped_idx;    ///< sample indices not in times_ms, ascending
+  std::vector<double> host_ms;         ///< host latency samples (cuda)
+  int64_t held = 0;                    ///< unthrottled samples queued behind the stream hold
+  int64_t power_capped = 0;            ///< samples taken under the software power cap
+  std::vector<int64_t> capped_idx;     ///< their sample indices
   std::vector<unsigned> sample_sm_mhz; ///< SM clock after each sample, in order; 0 where unknown
-  double rest_ratio = 0;          ///< the rule's rest_ratio
-  double rest_s = 0;              ///< seconds rested after paced calls (stop_rule::rest_ratio)
-  clock_check check;              ///< the loop's span on its own clock and on the kernel's
+  double rest_ratio = 0;               ///< the rule's rest_ratio
+  double rest_s = 0;                   ///< seconds rested after paced calls (stop_rule::rest_ratio)
+  clock_check check;                   ///< the loop's span on its own clock and on the kernel's
 };
 
 /// Window marks for an evidence probe in the process (the CUPTI probe, docs/probe.md): begin
 /// before and end after each warm-up, sample and host-latency call. No-ops by default.
 class window_marks {
-public:
+ public:
   virtual ~window_marks() = default;
   virtual void begin(const char* label, int64_t index) = 0;
   virtual void end() = 0;

@@ -7,14 +7,14 @@
 namespace arbiter::sandbox {
 
 struct host_isolation {
-  bool root = false;          ///< isolation needs arbiter to run as root
-  std::string engine;         ///< "bubblewrap" or "native"
-  std::string engine_note;    ///< why not bubblewrap (bwrap missing, or it fails here)
-  std::string bwrap;          ///< the bwrap found, if any
+  bool root = false;       ///< isolation needs arbiter to run as root
+  std::string engine;      ///< "bubblewrap" or "native"
+  std::string engine_note; ///< why not bubblewrap (bwrap missing, or it fails here)
+  std::string bwrap;       ///< the bwrap found, if any
   bool seccomp = false;
-  std::string seccomp_note;   ///< why not
-  bool cgroup = false;        ///< a cgroup v2 folder arbiter can create evaluation cgroups in
-  std::string cgroup_parent;  ///< that folder, or why there is none
+  std::string seccomp_note;                    ///< why not
+  bool cgroup = false;                         ///< a cgroup v2 folder arbiter can create evaluation cgroups in
+  std::string cgroup_parent;                   ///< that folder, or why there is none
   std::vector<std::string> cgroup_controllers; ///< those it can delegate (cgroup.controllers)
   /// Where the limits whose controller the cgroup v2 lacks come from instead (a hybrid host): one
   /// line per controller, "cpu: v1 at /sys/fs/cgroup/cpu" or "cpuset: none (why)".

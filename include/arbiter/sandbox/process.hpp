@@ -18,10 +18,10 @@ struct resource_limits {
   /// RLIMIT_FSIZE: a runaway writer stops here. Above the largest file a suite legitimately needs:
   /// the core suite's MoE expert weights (state.pt) hold 22.5 GB.
   std::uint64_t max_file_bytes = 32ull << 30;
-  std::uint64_t max_open_files = 4096;        ///< RLIMIT_NOFILE
-  std::uint64_t max_processes = 0;            ///< RLIMIT_NPROC; 0 = leave as is
-  std::uint64_t address_space_bytes = 0;      ///< RLIMIT_AS; 0 = unlimited (CUDA needs it so)
-  std::uint64_t cpu_seconds = 0;              ///< RLIMIT_CPU; 0 = unlimited
+  std::uint64_t max_open_files = 4096;   ///< RLIMIT_NOFILE
+  std::uint64_t max_processes = 0;       ///< RLIMIT_NPROC; 0 = leave as is
+  std::uint64_t address_space_bytes = 0; ///< RLIMIT_AS; 0 = unlimited (CUDA needs it so)
+  std::uint64_t cpu_seconds = 0;         ///< RLIMIT_CPU; 0 = unlimited
 };
 
 /// How the isolation is set up. `automatic`: bubblewrap when a working `bwrap` (and `setpriv` for
@@ -56,7 +56,7 @@ struct isolation {
   gid_t gid = 65534; ///< nogroup
   bool new_net_ns = true;
   bool new_mount_ns = true;
-  bool new_pid_ns = true;  ///< also IPC and UTS: its own process list, every process dies with it
+  bool new_pid_ns = true; ///< also IPC and UTS: its own process list, every process dies with it
   isolation_engine engine = isolation_engine::automatic;
   std::vector<std::string> hidden_paths;   ///< the grader's files: an empty read-only view
   std::vector<std::string> scratch_paths;  ///< private writable tmpfs (/tmp, /dev/shm): nothing shared
@@ -68,11 +68,11 @@ struct isolation {
   /// Folders measured once the process has ended (its work folder): past max_work_bytes together,
   /// their largest files are removed until they fit, and process_result::limit_exceeded says so.
   std::vector<std::string> size_capped_paths;
-  std::uint64_t max_work_bytes = 0; ///< 0 = no cap
-  bool seccomp = true; ///< the system call filter (seccomp.hpp)
-  bool cgroup = true;  ///< a cgroup of its own (v2, v1 folders for what v2 lacks) where the host allows one
-  std::string cpus;    ///< cpuset.cpus, e.g. "2" or "0-3"; empty = every core
-  double cpu_max_cores = 0;          ///< cpu.max as a number of cores; 0 = no quota
+  std::uint64_t max_work_bytes = 0;   ///< 0 = no cap
+  bool seccomp = true;                ///< the system call filter (seccomp.hpp)
+  bool cgroup = true;                 ///< a cgroup of its own (v2, v1 folders for what v2 lacks) where the host allows one
+  std::string cpus;                   ///< cpuset.cpus, e.g. "2" or "0-3"; empty = every core
+  double cpu_max_cores = 0;           ///< cpu.max as a number of cores; 0 = no quota
   std::uint64_t memory_max_bytes = 0; ///< memory.max; 0 = no cap
   std::uint64_t pids_max = 0;         ///< pids.max; 0 = no cap
 };
@@ -91,9 +91,9 @@ struct process_spec {
   /// argv[0] is looked up on PATH when it has no '/' (execvpe semantics): env's PATH when it has
   /// one, else the parent's.
   std::vector<std::string> argv;
-  std::map<std::string, std::string> env;   ///< the child's whole environment (nothing inherited)
-  std::string cwd;                          ///< empty = the parent's
-  double timeout_s = 600;                   ///< wall clock; then SIGTERM to the group, then SIGKILL
+  std::map<std::string, std::string> env; ///< the child's whole environment (nothing inherited)
+  std::string cwd;                        ///< empty = the parent's
+  double timeout_s = 600;                 ///< wall clock; then SIGTERM to the group, then SIGKILL
   double kill_grace_s = 5;
   resource_limits limits;
   std::string log_path;                     ///< stdout and stderr interleaved; required
@@ -112,16 +112,16 @@ enum class process_end : std::uint8_t { exited, signaled, timed_out, failed_to_s
 
 struct process_result {
   process_end end = process_end::failed_to_start;
-  int exit_code = -1;  ///< exited only
-  int signal = 0;      ///< signaled only
+  int exit_code = -1; ///< exited only
+  int signal = 0;     ///< signaled only
   double wall_s = 0;
   std::uint64_t output_bytes = 0; ///< everything the child wrote, before truncation
   bool truncated = false;
   std::uint64_t channel_bytes = 0; ///< everything the child wrote to the channel, before the cap
   bool channel_truncated = false;  ///< the channel passed channel_max_bytes
-  std::string error; ///< failed_to_start: why
-  double timeout_s = 0; ///< timed_out only: the wall-clock limit that was exceeded
-  double gated_s = 0;   ///< process_runner::start: seconds from the start until the gate opened
+  std::string error;               ///< failed_to_start: why
+  double timeout_s = 0;            ///< timed_out only: the wall-clock limit that was exceeded
+  double gated_s = 0;              ///< process_runner::start: seconds from the start until the gate opened
   /// spec.sandbox.enabled and everything in it took effect. False with a note when isolation was
   /// asked for but could not be had (arbiter not root, namespaces refused): the process then ran
   /// with less, never silently.
@@ -151,9 +151,9 @@ std::string describe(const process_result& result);
 
 /// One thread of a started process, read from outside through /proc (native threads included).
 struct thread_sample {
-  int pid = 0;             ///< host pid of its process
-  int tid = 0;             ///< host tid
-  std::string name;        ///< its comm (what the thread named itself: cut to 15 bytes, its own word)
+  int pid = 0;              ///< host pid of its process
+  int tid = 0;              ///< host tid
+  std::string name;         ///< its comm (what the thread named itself: cut to 15 bytes, its own word)
   std::uint64_t run_ns = 0; ///< how long it has run on a CPU so far
 };
 
@@ -179,7 +179,7 @@ struct process_access {
 /// A process started ahead of its turn (process_runner::start): it runs until it reads its gate
 /// (descriptor gate_fd) and waits there. Nothing of it is supervised until finish().
 class started_process {
-public:
+ public:
   /// A process whose gate never opened is killed with its group and reaped; its log is closed.
   virtual ~started_process() = default;
   /// Opens the gate and returns: the process goes on while the caller does other work. Its output
@@ -195,7 +195,7 @@ public:
 
 /// Interface so that the pipeline can be tested without real processes.
 class process_runner {
-public:
+ public:
   virtual ~process_runner() = default;
   virtual process_result run(const process_spec& spec) = 0;
   /// Starts spec's process now, behind a closed gate, so that its start-up (an interpreter's
@@ -219,7 +219,7 @@ public:
 /// Never throws for anything the child does; throws io_error only when the log file cannot be
 /// created or written.
 class posix_process_runner final : public process_runner {
-public:
+ public:
   process_result run(const process_spec& spec) override;
   /// As run, with the read end of the gate's pipe on descriptor gate_fd; the child's environment is
   /// spec.env as given (the program must be told of its gate there). process_result::wall_s counts

@@ -57,8 +57,8 @@ struct model_summary {
   std::int64_t stale_guard = 0;
   double pass_at_1 = 0;
   std::optional<double> mean_speedup, median_speedup, geomean_speedup; ///< over passed problems
-  double kernelarena_score = 0; ///< mean × median × pass@1 (0 when nothing passed)
-  std::vector<std::pair<std::string, std::int64_t>> verdict_counts; ///< verdict name → count, first samples
+  double kernelarena_score = 0;                                        ///< mean × median × pass@1 (0 when nothing passed)
+  std::vector<std::pair<std::string, std::int64_t>> verdict_counts;    ///< verdict name → count, first samples
   /// fast_p per k_fast_p_thresholds: share of all problems whose first sample passed with a measured
   /// speedup > p (a pass without a timing counts for none of them).
   std::array<double, k_fast_p_thresholds.size()> fast_p{};
@@ -71,8 +71,7 @@ struct model_summary {
 
 /// Builds one row per model, sorted by KernelArena score, then pass@1, then name.
 /// problem_count is the campaign's number of problems. Rows carry no harness and no spend.
-std::vector<model_summary> summarize(const std::vector<store::result_row>& rows,
-                                     std::int64_t problem_count);
+std::vector<model_summary> summarize(const std::vector<store::result_row>& rows, std::int64_t problem_count);
 /// The leaderboard over a campaign's evaluations (store::evaluation_rows; running ones are
 /// skipped): one row per (model, harness of its solution's meta.json), each with its spend and
 /// spend per solved problem; sorted as above, then by harness. With current_guard (the build's

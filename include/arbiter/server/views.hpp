@@ -14,7 +14,7 @@ namespace arbiter::server {
 
 /// An id in a request names nothing in the database: the page answers 404.
 class not_found_error : public error {
-public:
+ public:
   using error::error;
 };
 

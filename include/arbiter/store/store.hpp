@@ -11,7 +11,7 @@
 namespace arbiter::store {
 
 class store {
-public:
+ public:
   virtual ~store() = default;
 
   /// Inserts or finds by fingerprint.
@@ -26,8 +26,7 @@ public:
   /// Inserts or finds by name.
   virtual std::int64_t upsert_model(const std::string& name, const std::string& org) = 0;
   /// Inserts or finds by (problem, model, sample, hash).
-  virtual std::int64_t upsert_solution(std::int64_t problem_id, std::int64_t model_id,
-                                       const solution_record& solution) = 0;
+  virtual std::int64_t upsert_solution(std::int64_t problem_id, std::int64_t model_id, const solution_record& solution) = 0;
 
   /// Returns the campaign named wanted.name if it exists (its stored seeds win), else creates it.
   virtual campaign_record open_campaign(const campaign_record& wanted) = 0;
@@ -41,8 +40,7 @@ public:
   virtual void add_campaign_problems(std::int64_t /*campaign_id*/, const std::vector<std::int64_t>& /*problem_ids*/) {}
 
   /// A finished evaluation of this solution in this campaign, if any (resume skips it).
-  virtual std::optional<std::int64_t> finished_evaluation(std::int64_t campaign_id,
-                                                          std::int64_t solution_id) = 0;
+  virtual std::optional<std::int64_t> finished_evaluation(std::int64_t campaign_id, std::int64_t solution_id) = 0;
   /// Creates (or restarts an unfinished) evaluation row in state "running"; returns its id.
   /// A restart clears the row's result, measurements and findings. Throws store_error when the
   /// evaluation is already done (check finished_evaluation first).

@@ -23,16 +23,16 @@ inline constexpr double k_default_memory_gb = 40.0;
 
 struct options {
   std::filesystem::path suite_dir;
-  std::string device;               ///< "cpu" | "cuda"; empty = cuda when a GPU is usable
-  std::string python;               ///< empty = doctor::find_python()
-  std::filesystem::path work_dir;   ///< jobs, event logs and runner logs (created)
-  std::vector<std::string> only;    ///< problem ids to check; empty = all
-  double timeout_s = 900;           ///< wall clock per problem process
-  int repeats = 5;                  ///< timed calls per shape (median reported)
+  std::string device;             ///< "cpu" | "cuda"; empty = cuda when a GPU is usable
+  std::string python;             ///< empty = doctor::find_python()
+  std::filesystem::path work_dir; ///< jobs, event logs and runner logs (created)
+  std::vector<std::string> only;  ///< problem ids to check; empty = all
+  double timeout_s = 900;         ///< wall clock per problem process
+  int repeats = 5;                ///< timed calls per shape (median reported)
   std::vector<std::uint64_t> seeds{20240611, 777};
   std::uint64_t weights_seed = 42;
-  bool time_compile = true;         ///< time torch.compile where problem.toml asks (compiles per shape: minutes per suite)
-  bool time_sota = true;            ///< time sota.py where problem.toml names one
+  bool time_compile = true; ///< time torch.compile where problem.toml asks (compiles per shape: minutes per suite)
+  bool time_sota = true;    ///< time sota.py where problem.toml names one
 };
 
 struct shape_result {
@@ -52,9 +52,9 @@ struct problem_result {
   std::string id;
   int level = 0;
   double memory_gb = k_default_memory_gb;
-  std::string error;                 ///< the process or the load failed: no shape result then
-  std::vector<shape_result> shapes;  ///< the device's shapes, in file order
-  std::filesystem::path log;         ///< the runner's stdout and stderr
+  std::string error;                ///< the process or the load failed: no shape result then
+  std::vector<shape_result> shapes; ///< the device's shapes, in file order
+  std::filesystem::path log;        ///< the runner's stdout and stderr
 
   bool ok() const;
 };
@@ -73,9 +73,8 @@ double memory_budget(const catalog::problem& problem, const nlohmann::json& suit
 
 /// The runner's job for one problem: its shapes for device, its resolved tolerance, the seeds, the
 /// baselines to time beside eager (compile; the sota file's absolute path or null).
-nlohmann::json make_job(const catalog::problem& problem, const std::string& device, const options& opts,
-                        double memory_gb, const std::filesystem::path& events_file,
-                        const std::filesystem::path& runtime_lib);
+nlohmann::json make_job(const catalog::problem& problem, const std::string& device, const options& opts, double memory_gb,
+                        const std::filesystem::path& events_file, const std::filesystem::path& runtime_lib);
 
 /// Reads the runner's event log (one JSON object per line) into the problem's result; `process`
 /// says how the process ended. Shapes with no `shape_check` event are failures naming why.

@@ -19,13 +19,13 @@ namespace arbiter::verify {
 using bundle = std::vector<value>;
 
 struct cache_stats {
-  std::int64_t reads = 0;   ///< files read from disk
-  std::int64_t reused = 0;  ///< requests served from memory
+  std::int64_t reads = 0;  ///< files read from disk
+  std::int64_t reused = 0; ///< requests served from memory
   std::uint64_t bytes_read = 0;
 };
 
 class bundle_cache {
-public:
+ public:
   /// budget_bytes 0 keeps nothing: every request reads its file.
   explicit bundle_cache(std::uint64_t budget_bytes);
 
@@ -35,7 +35,7 @@ public:
 
   cache_stats stats() const;
 
-private:
+ private:
   struct entry {
     std::shared_ptr<const bundle> values;
     std::uint64_t bytes = 0;
@@ -56,7 +56,7 @@ private:
 std::uint64_t default_cache_budget();
 
 /// compare_files with both files read through cache.
-check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual,
-                    const catalog::tolerance& tol, bundle_cache& cache);
+check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual, const catalog::tolerance& tol,
+                    bundle_cache& cache);
 
 } // namespace arbiter::verify

@@ -17,19 +17,23 @@ namespace arbiter::verify {
 
 /// An allocator whose value-less construction leaves the element uninitialised: a bundle's bytes
 /// are overwritten by the read that follows, and zero-filling gigabytes first would be wasted.
-template <typename T, typename A = std::allocator<T>> class default_init_allocator : public A {
+template <typename T, typename A = std::allocator<T>>
+class default_init_allocator : public A {
   using traits = std::allocator_traits<A>;
 
-public:
-  template <typename U> struct rebind {
+ public:
+  template <typename U>
+  struct rebind {
     using other = default_init_allocator<U, typename traits::template rebind_alloc<U>>;
   };
   using A::A;
 
-  template <typename U> void construct(U* ptr) noexcept(std::is_nothrow_default_constructible_v<U>) {
+  template <typename U>
+  void construct(U* ptr) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(ptr)) U;
   }
-  template <typename U, typename... Args> void construct(U* ptr, Args&&... args) {
+  template <typename U, typename... Args>
+  void construct(U* ptr, Args&&... args) {
     traits::construct(static_cast<A&>(*this), ptr, std::forward<Args>(args)...);
   }
 };
@@ -62,13 +66,11 @@ struct check {
 /// Reads a .arbb bundle. Throws io_error naming the file when it is missing or malformed.
 std::vector<value> read_bundle(const std::filesystem::path& file);
 
-check compare_values(const std::vector<value>& expected, const std::vector<value>& actual,
-                     const catalog::tolerance& tol);
+check compare_values(const std::vector<value>& expected, const std::vector<value>& actual, const catalog::tolerance& tol);
 
 /// read_bundle on both, then compare_values. A missing or unreadable actual file is a failed
 /// check (the candidate's fault), a missing expected file throws (ours).
-check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual,
-                    const catalog::tolerance& tol);
+check compare_files(const std::filesystem::path& expected, const std::filesystem::path& actual, const catalog::tolerance& tol);
 
 /// How far `got` lies from `truth`: the largest |got − truth| and the largest |truth| over the
 /// values and elements both have (the float64 precision check, threat S4).

@@ -21,14 +21,14 @@ struct runner_events {
   std::optional<nlohmann::json> error; ///< the "error" event, if any
   std::string last_event;              ///< name of the last complete event, "" if none
   nlohmann::json start = nlohmann::json::object();
-  nlohmann::json weights = nlohmann::json::array(); ///< "weights" events in order
-  nlohmann::json cases = nlohmann::json::array();   ///< "case" events in order
-  nlohmann::json census = nlohmann::json::array();  ///< "census" events (thread census, guard)
+  nlohmann::json weights = nlohmann::json::array();   ///< "weights" events in order
+  nlohmann::json cases = nlohmann::json::array();     ///< "case" events in order
+  nlohmann::json census = nlohmann::json::array();    ///< "census" events (thread census, guard)
   nlohmann::json integrity = nlohmann::json::array(); ///< "integrity" events (patched objects, guard)
-  nlohmann::json timings = nlohmann::json::array(); ///< "timing" events: a shape's record from the runtime
-  nlohmann::json timed = nlohmann::json::array();   ///< "timed" events: a shape timed, its capture index (guard)
-  int done_count = 0;                               ///< more than one "done" is a forged channel
-  int after_done = 0;                               ///< events written after the first "done"
+  nlohmann::json timings = nlohmann::json::array();   ///< "timing" events: a shape's record from the runtime
+  nlohmann::json timed = nlohmann::json::array();     ///< "timed" events: a shape timed, its capture index (guard)
+  int done_count = 0;                                 ///< more than one "done" is a forged channel
+  int after_done = 0;                                 ///< events written after the first "done"
   /// The first frame out of place (bytes that are not a frame, a sequence number out of order);
   /// the events after it are not read.
   std::optional<std::string> fault;

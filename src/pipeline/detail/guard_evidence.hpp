@@ -28,8 +28,7 @@ guard::run_evidence collect_evidence(const job_context& ctx, const catalog::prob
 /// timed median from `measurements` (the larger of device time and host latency), and the same
 /// ratio for the reference (its mutation call in `reference`'s case events, its baseline median)
 /// on cuda where it has one. Shapes without the candidate's pair are left out.
-std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events,
-                                           const runner_events& reference,
+std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events, const runner_events& reference,
                                            const std::vector<store::measurement_record>& measurements);
 
 /// Per timed shape, the clock_check spans of the channel's timing record; shapes whose record lacks

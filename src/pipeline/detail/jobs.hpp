@@ -27,12 +27,12 @@ struct job_context {
 /// peaks are measured in the same state of the GPU.
 nlohmann::json job_timing(const timing_options& options, const std::string& device);
 
-nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem,
-                             const std::vector<std::uint64_t>& seeds, const std::filesystem::path& ref_dir);
+nlohmann::json reference_job(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
+                             const std::filesystem::path& ref_dir);
 
 /// The candidate's job names no seed, no reference file and no expected output.
-nlohmann::json candidate_job(const job_context& ctx, const std::filesystem::path& entry,
-                             const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir);
+nlohmann::json candidate_job(const job_context& ctx, const std::filesystem::path& entry, const std::filesystem::path& ref_dir,
+                             const std::filesystem::path& eval_dir);
 
 /// glibc's largest mmap threshold on 64-bit hosts (HEAP_MAX_SIZE / 2): larger blocks are mapped
 /// and unmapped per allocation whatever the setting.

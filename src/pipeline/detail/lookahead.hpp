@@ -43,7 +43,7 @@ struct lookahead_env {
 };
 
 class lookahead {
-public:
+ public:
   /// depth: how many candidate processes are started ahead of the running one; 0 starts nothing
   /// ahead and runs each reference at its turn.
   lookahead(std::vector<queued_evaluation> queue, int depth, lookahead_env env);
@@ -75,7 +75,7 @@ public:
   /// that fails is left to that evaluation's own turn, which meets the same failure and records it.
   void start_after(std::size_t idx);
 
-private:
+ private:
   struct reference_slot {
     reference_plan plan;
     std::unique_ptr<sandbox::started_process> started; ///< behind its gate until reference()

@@ -22,9 +22,9 @@ namespace arbiter::pipeline::detail {
 /// One batch as the orchestrator's clock saw it.
 struct outside_batch {
   std::size_t shape_idx = 0;
-  std::string label;  ///< "candidate"; the reference's "reference", "overhead0".."overhead2"
-  int calls = 0;      ///< input sets handed over
-  double wall_ms = 0; ///< from the go to the `outside_done` event's arrival
+  std::string label;     ///< "candidate"; the reference's "reference", "overhead0".."overhead2"
+  int calls = 0;         ///< input sets handed over
+  double wall_ms = 0;    ///< from the go to the `outside_done` event's arrival
   bool finished = false; ///< false: the process ended inside the batch
   /// The kernel's account of the CPU time the process (its cgroup) used over the same span; none
   /// where the process has no such account. Unlike the wall, it does not grow with the host's load.
@@ -64,8 +64,8 @@ std::optional<outside_record> read_outside(const std::filesystem::path& file);
 
 /// Where one process's batches live.
 struct outside_paths {
-  std::filesystem::path channel;  ///< the channel file the process's events arrive in
-  std::filesystem::path fifo;     ///< the go pipe; made here, opened by the runner (job key outside.fifo)
+  std::filesystem::path channel; ///< the channel file the process's events arrive in
+  std::filesystem::path fifo;    ///< the go pipe; made here, opened by the runner (job key outside.fifo)
   /// The batches' folder (job key outside.dir), the orchestrator's: in/<shape>/ is copied at the go.
   std::filesystem::path dir;
   std::filesystem::path sets_dir; ///< the reference's batch input sets, <sets_dir>/<shape>/<n>.arbb
@@ -83,7 +83,7 @@ nlohmann::json outside_job(const outside_paths& paths);
 /// Serves one process's batches from construction to stop(). Makes the go pipe at construction,
 /// so it must exist before the process's gate opens. Throws io_error when the pipe cannot be made.
 class outside_clock {
-public:
+ public:
   /// `access` (sandbox::started_process::access): its CPU account is read at each go and each
   /// `outside_done` (batch.cpu_ms); at each `outside_done` the process is held still, then the
   /// clocks are read, and, with a kept_dir, the outputs it declares are read out of its memory
@@ -96,7 +96,7 @@ public:
   /// writes outside.json beside the channel and returns the record.
   outside_record stop();
 
-private:
+ private:
   struct state;
   std::unique_ptr<state> m_state;
 };

@@ -20,9 +20,9 @@ namespace arbiter::pipeline::detail {
 /// `outputs_checked`: the base cases passed), e.channel (batch events out of order, a finished run
 /// without a batch for a timed shape) and e.unavailable (a reference without its batches), and
 /// writes details["outside_clock"], one object per shape.
-void outside_evidence(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem,
-                      const candidate_run& run, const std::filesystem::path& ref_dir,
-                      const std::filesystem::path& eval_dir, const std::vector<store::measurement_record>& measurements,
-                      bool outputs_checked, verify::bundle_cache& bundles, nlohmann::json& details);
+void outside_evidence(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+                      const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
+                      const std::vector<store::measurement_record>& measurements, bool outputs_checked,
+                      verify::bundle_cache& bundles, nlohmann::json& details);
 
 } // namespace arbiter::pipeline::detail

@@ -21,7 +21,7 @@ namespace arbiter::pipeline::detail {
 /// What became of one solution's build.
 struct build_outcome {
   bool ok = false;
-  std::string error; ///< why not, one line, when !ok
+  std::string error;  ///< why not, one line, when !ok
   double build_s = 0; ///< the build process's wall time
 };
 
@@ -35,7 +35,7 @@ struct build_wait {
 };
 
 class prebuilder {
-public:
+ public:
   using build_fn = std::function<build_outcome(const catalog::solution&)>;
 
   /// Starts `workers` threads that build `solutions` in order, each with `build` (which must be
@@ -50,7 +50,7 @@ public:
   /// started it. A solution the stage was not given has nothing to wait for: by is "".
   build_wait wait_for(const catalog::solution& solution);
 
-private:
+ private:
   enum class state { pending, running, done };
   struct slot {
     const catalog::solution* solution = nullptr;
@@ -72,8 +72,7 @@ private:
 };
 
 /// Imports `solution` in build mode, sandboxed like its candidate run, under data_dir/build/.
-build_outcome build_solution(const job_context& ctx, const catalog::solution& solution,
-                             const std::filesystem::path& data_dir);
+build_outcome build_solution(const job_context& ctx, const catalog::solution& solution, const std::filesystem::path& data_dir);
 
 /// Whether an import with this torch finds a build made ahead: before 2.1, `load_inline` rewrites
 /// its sources at every import and ninja compiles them again (pytorch/pytorch#68066). An empty or

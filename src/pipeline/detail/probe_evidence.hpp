@@ -72,7 +72,7 @@ candidate_evidence candidate_probe(const candidate_run& run, const std::filesyst
 /// (the status string itself when the probe was unavailable; nothing off cuda). The reference's
 /// probe.json in ref_dir, where there is one, tells whether its timed calls run kernels.
 void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                  const candidate_evidence& probe, const std::filesystem::path& ref_dir,
-                  guard::probe_evidence& evidence, nlohmann::json& details);
+                  const candidate_evidence& probe, const std::filesystem::path& ref_dir, guard::probe_evidence& evidence,
+                  nlohmann::json& details);
 
 } // namespace arbiter::pipeline::detail

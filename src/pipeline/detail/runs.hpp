@@ -18,7 +18,7 @@ namespace arbiter::pipeline::detail {
 struct reference_run {
   std::filesystem::path dir;
   bool ok = false;
-  std::string failure;       ///< one line, when !ok
+  std::string failure;        ///< one line, when !ok
   bool started_ahead = false; ///< its process was started behind its gate before its turn
   double gated_s = 0;         ///< how long that process waited at its gate
 };
@@ -27,16 +27,15 @@ struct reference_run {
 /// problem's content hash, device, seeds, shapes, timing settings and hardware fingerprint.
 struct reference_plan {
   std::filesystem::path dir;
-  bool cached = false;       ///< a completed run with the same key is there: nothing to run
+  bool cached = false;        ///< a completed run with the same key is there: nothing to run
   sandbox::process_spec spec; ///< the reference process, when !cached
   std::string label;          ///< for the log: the problem, its shapes and seeds
 };
 
 /// Finds a cached run, else makes the folder afresh (its job file, and an empty exchange/ that
 /// candidate processes started before the reference finishes bind read-only). Throws io_error.
-reference_plan plan_reference(const job_context& ctx, const catalog::problem& problem,
-                              const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
-                              const std::filesystem::path& data_dir);
+reference_plan plan_reference(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
+                              const std::string& hardware_fingerprint, const std::filesystem::path& data_dir);
 
 /// Starts a planned reference's process behind its gate (docs/protocol.md, "The gate"); null when
 /// the plan is cached.
@@ -48,9 +47,9 @@ reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandb
                                sandbox::process_runner& runner);
 
 /// plan_reference and finish_reference: the reference in a clean process unless cached.
-reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem,
-                               const std::vector<std::uint64_t>& seeds, const std::string& hardware_fingerprint,
-                               const std::filesystem::path& data_dir, sandbox::process_runner& runner);
+reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
+                               const std::string& hardware_fingerprint, const std::filesystem::path& data_dir,
+                               sandbox::process_runner& runner);
 
 struct candidate_run {
   sandbox::process_result process;
@@ -59,9 +58,9 @@ struct candidate_run {
   /// which the guard reads as a finding (fail closed).
   nlohmann::json facts = {{"facts", nlohmann::json::array()}};
   nlohmann::json sandbox = nlohmann::json::object(); ///< sandbox_details() of the candidate process
-  std::string probe; ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
-  std::string probe_key; ///< the key its evidence must be signed with (hex); "" without the probe
-  outside_record outside; ///< the orchestrator's clock over the process's batches (outside.json)
+  std::string probe;                                 ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
+  std::string probe_key;                             ///< the key its evidence must be signed with (hex); "" without the probe
+  outside_record outside;                            ///< the orchestrator's clock over the process's batches (outside.json)
 };
 
 /// A candidate process started and waiting behind its gate (sandbox::started_process), its folder
@@ -73,15 +72,15 @@ struct started_candidate {
   std::filesystem::path eval_dir;
   std::string label;
   std::unique_ptr<sandbox::started_process> process; ///< null when it could not be started (run.process says why)
-  std::unique_ptr<outside_clock> clock; ///< serves its batches from open_candidate to finish_candidate
+  std::unique_ptr<outside_clock> clock;              ///< serves its batches from open_candidate to finish_candidate
 };
 
 /// run_candidate's first half: everything up to a process waiting at its gate (ARBITER_GATE_FD).
 /// The reference in ref_dir may still be running (its exchange/ must exist): what the candidate
 /// takes from it comes with open_candidate. Throws io_error when the solution's files cannot be copied.
-started_candidate start_candidate(const job_context& ctx, const catalog::solution& solution,
-                                  const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
-                                  const std::filesystem::path& data_dir, sandbox::process_runner& runner);
+started_candidate start_candidate(const job_context& ctx, const catalog::solution& solution, const std::filesystem::path& ref_dir,
+                                  const std::filesystem::path& eval_dir, const std::filesystem::path& data_dir,
+                                  sandbox::process_runner& runner);
 
 /// Once the reference in ref_dir has finished: hands the candidate its sealed sets and the
 /// sandbox user the exchange, then opens the gate without waiting, so that the candidate runs
@@ -96,9 +95,9 @@ candidate_run finish_candidate(started_candidate& started);
 /// model's own caches under data_dir/cache/<model>/, sandboxed unless ctx.options.sandbox is off
 /// (sandbox_view.hpp), with the CUPTI probe on cuda where it is available (probe_setup.hpp; its
 /// evidence in eval_dir/outputs/probe.json). Throws io_error when the sandbox's files cannot be prepared.
-candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution,
-                            const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
-                            const std::filesystem::path& data_dir, sandbox::process_runner& runner);
+candidate_run run_candidate(const job_context& ctx, const catalog::solution& solution, const std::filesystem::path& ref_dir,
+                            const std::filesystem::path& eval_dir, const std::filesystem::path& data_dir,
+                            sandbox::process_runner& runner);
 
 /// The spec of one runner process: `python -m arbiter_runner <mode> <job_file>` with the runner
 /// environment, cwd, the options' wall-clock limit and the log in dir/log.txt.

@@ -16,11 +16,11 @@ inline constexpr int bwrap_seccomp_fd = 10;
 inline constexpr int child_lift_floor = 16;
 
 struct bwrap_request {
-  std::string bwrap;   ///< the bwrap binary
-  std::string setpriv; ///< the user switch run inside the sandbox
+  std::string bwrap;                ///< the bwrap binary
+  std::string setpriv;              ///< the user switch run inside the sandbox
   std::vector<std::string> devices; ///< device nodes to pass through (/dev/nvidia*, /dev/nvidia-caps)
-  std::string cwd;     ///< entered inside; empty = leave
-  bool seccomp = false; ///< a program waits on bwrap_seccomp_fd
+  std::string cwd;                  ///< entered inside; empty = leave
+  bool seccomp = false;             ///< a program waits on bwrap_seccomp_fd
   std::vector<std::string> program; ///< argv, argv[0] resolved
 };
 

@@ -23,10 +23,10 @@
 namespace arbiter::sandbox::detail {
 
 struct cgroup_limits {
-  std::string cpus;                ///< cpuset.cpus; empty = leave
-  double cpu_max_cores = 0;        ///< cpu.max quota in cores; 0 = leave
-  std::uint64_t memory_max = 0;    ///< memory.max; 0 = leave
-  std::uint64_t pids_max = 0;      ///< pids.max; 0 = leave
+  std::string cpus;             ///< cpuset.cpus; empty = leave
+  double cpu_max_cores = 0;     ///< cpu.max quota in cores; 0 = leave
+  std::uint64_t memory_max = 0; ///< memory.max; 0 = leave
+  std::uint64_t pids_max = 0;   ///< pids.max; 0 = leave
 };
 
 /// The cgroup v2 folder new evaluation cgroups go under: arbiter's own cgroup on the first
@@ -58,7 +58,7 @@ struct wanted_limit {
 using v1_settings = std::vector<std::pair<std::string, std::string>>;
 
 class evaluation_cgroup {
-public:
+ public:
   evaluation_cgroup() = default;
   evaluation_cgroup(const evaluation_cgroup&) = delete;
   evaluation_cgroup& operator=(const evaluation_cgroup&) = delete;
@@ -101,7 +101,7 @@ public:
   /// caps that were reached, one line ("memory cap of 1.0 GiB reached: 1 process killed"), or empty.
   std::string finish();
 
-private:
+ private:
   struct v1_folder {
     std::string controller, path;
     unique_fd procs;
@@ -131,8 +131,7 @@ int cgroup_write(const std::string& path, const std::string& text);
 /// The folder for a cgroup mounted at `mount_point` (its root `mount_root` in the hierarchy) that
 /// holds arbiter's own cgroup `own` ("/a/b"): that folder when it exists, else the mount point;
 /// empty with `why` when it is not writable.
-std::string own_cgroup_folder(const std::string& mount_point, const std::string& mount_root, std::string own,
-                              std::string& why);
+std::string own_cgroup_folder(const std::string& mount_point, const std::string& mount_root, std::string own, std::string& why);
 
 /// "1.5 GiB", "300.0 MiB", "12 bytes".
 std::string human_bytes(std::uint64_t bytes);

@@ -20,13 +20,13 @@ inline cgroup_procs_fds no_cgroup() {
 }
 
 struct launch_result {
-  pid_t pid = -1;    ///< the running child (also its process group and session id); -1 on failure
-  std::string error; ///< why the child did not start; the child has already been reaped
-  bool isolated = false;          ///< spec.sandbox asked for and fully applied
-  std::vector<std::string> notes; ///< isolation asked for and done without, one line each
-  std::string engine;                ///< "bubblewrap", "native"; empty when nothing was isolated
-  std::vector<std::string> layers;   ///< what took effect
-  std::vector<std::string> missing;  ///< optional layers done without, one line each
+  pid_t pid = -1;                   ///< the running child (also its process group and session id); -1 on failure
+  std::string error;                ///< why the child did not start; the child has already been reaped
+  bool isolated = false;            ///< spec.sandbox asked for and fully applied
+  std::vector<std::string> notes;   ///< isolation asked for and done without, one line each
+  std::string engine;               ///< "bubblewrap", "native"; empty when nothing was isolated
+  std::vector<std::string> layers;  ///< what took effect
+  std::vector<std::string> missing; ///< optional layers done without, one line each
 };
 
 /// Forks and execs spec.argv with stdin on /dev/null, stdout and stderr on `output_fd` and, when

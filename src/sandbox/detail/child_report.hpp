@@ -23,11 +23,11 @@ enum class child_step : int {
   setgid,
   setuid,
   no_new_privs,
-  unshare_pid,  ///< notice: the PID, IPC and UTS namespaces refused, the others tried alone
-  proc_mount,   ///< notice: a fresh /proc refused
-  seccomp,      ///< notice: the filter could not be loaded
-  cgroup_join,  ///< notice: the child could not move into its cgroup
-  init_fork,    ///< the PID namespace's init could not fork the program
+  unshare_pid, ///< notice: the PID, IPC and UTS namespaces refused, the others tried alone
+  proc_mount,  ///< notice: a fresh /proc refused
+  seccomp,     ///< notice: the filter could not be loaded
+  cgroup_join, ///< notice: the child could not move into its cgroup
+  init_fork,   ///< the PID namespace's init could not fork the program
 };
 
 enum class record_kind : int { failure, notice };

@@ -37,8 +37,8 @@ struct isolation_plan {
   int unshare_flags = 0;
   /// unshare_flags without the PID, IPC and UTS namespaces: what is tried when all are refused.
   int fallback_flags = 0;
-  bool pid_ns = false;  ///< set in the child: the PID namespace was granted (the child forks an init)
-  bool mount_ns = false; ///< set in the child: the mount namespace was granted
+  bool pid_ns = false;                             ///< set in the child: the PID namespace was granted (the child forks an init)
+  bool mount_ns = false;                           ///< set in the child: the mount namespace was granted
   const struct seccomp_program* seccomp = nullptr; ///< loaded last before exec when set
   std::vector<mount_op> ops;
   /// Descriptors of the open_source steps, filled in the child: a bind source must be a mount of

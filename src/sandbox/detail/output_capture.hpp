@@ -11,7 +11,7 @@
 namespace arbiter::sandbox::detail {
 
 class output_capture {
-public:
+ public:
   /// Creates (truncates) the log file. Throws io_error naming the path when it cannot.
   output_capture(const std::string& path, std::uint64_t head_bytes, std::uint64_t tail_bytes);
 
@@ -24,7 +24,7 @@ public:
   std::uint64_t total_bytes() const { return m_total; }
   bool truncated() const { return m_total > m_head_limit + m_tail_limit; }
 
-private:
+ private:
   void write_all(const char* data, std::size_t size);
   void keep_tail(const char* data, std::size_t size);
 
@@ -34,7 +34,7 @@ private:
   std::uint64_t m_tail_limit;
   std::uint64_t m_total = 0;
   std::uint64_t m_head_written = 0;
-  std::vector<char> m_ring; ///< the last bytes past the head; grows up to m_tail_limit
+  std::vector<char> m_ring;     ///< the last bytes past the head; grows up to m_tail_limit
   std::size_t m_ring_start = 0; ///< oldest byte once the ring is full
   int m_write_errno = 0;
 };

@@ -15,7 +15,7 @@ namespace arbiter::sandbox::detail {
 
 /// One pipe the child writes to and the capture its bytes go to.
 struct child_pipe {
-  unique_fd fd;                     ///< the read end, non-blocking
+  unique_fd fd; ///< the read end, non-blocking
   output_capture* sink = nullptr;
 };
 
@@ -25,7 +25,7 @@ struct supervision {
 };
 
 class supervisor {
-public:
+ public:
   using clock = std::chrono::steady_clock;
 
   /// `pid` leads its own process group; `pipes` are the read ends of its stdout/stderr pipe and of
@@ -39,7 +39,7 @@ public:
   /// child cannot be waited for (something else in this process reaped it).
   supervision run();
 
-private:
+ private:
   bool leader_has_exited();
   void on_leader_exit(clock::time_point now);
   void escalate(clock::time_point now);
@@ -51,7 +51,7 @@ private:
 
   pid_t m_pid;
   std::vector<child_pipe> m_pipes; ///< a pipe's fd is reset at its EOF
-  unique_fd m_pidfd; ///< readable when the leader exits; absent on kernels before 5.3
+  unique_fd m_pidfd;               ///< readable when the leader exits; absent on kernels before 5.3
   clock::time_point m_deadline;
   clock::duration m_grace;
   clock::time_point m_kill_at{};

@@ -7,7 +7,7 @@
 namespace arbiter::sandbox::detail {
 
 class unique_fd {
-public:
+ public:
   unique_fd() = default;
   explicit unique_fd(int fd) : m_fd(fd) {}
   unique_fd(const unique_fd&) = delete;
@@ -32,7 +32,7 @@ public:
     m_fd = -1;
   }
 
-private:
+ private:
   int m_fd = -1;
 };
 

@@ -28,10 +28,10 @@ std::string page(const links& l, std::string_view title, std::string_view body);
 /// <a href=...>text</a> with `text` escaped.
 std::string anchor(const links& l, std::string_view path, std::string_view text);
 
-std::string format_speedup(const json& value); ///< "1.23×" or "—"
-std::string format_percent(const json& value); ///< "45.0%" or "—"
+std::string format_speedup(const json& value);              ///< "1.23×" or "—"
+std::string format_percent(const json& value);              ///< "45.0%" or "—"
 std::string format_number(const json& value, int decimals); ///< fixed decimals or "—"
-std::string format_count(double value);        ///< 12.3k, 4.5M: for tokens
+std::string format_count(double value);                     ///< 12.3k, 4.5M: for tokens
 /// A coloured label for a verdict (null: "running").
 std::string verdict_badge(const json& verdict);
 /// A table cell with a sort key for the client-side sorter: <td data-sort="key">text</td>.

@@ -11,12 +11,12 @@
 namespace arbiter::server::detail {
 
 class store_pool {
-public:
+ public:
   /// Does not open anything yet; the first lease does.
   explicit store_pool(std::string path) : m_path(std::move(path)) {}
 
   class lease {
-  public:
+   public:
     lease(store_pool& pool, std::unique_ptr<store::store> db) : m_pool(pool), m_db(std::move(db)) {}
     ~lease() { m_pool.give_back(std::move(m_db)); }
     lease(const lease&) = delete;
@@ -24,7 +24,7 @@ public:
     store::store& operator*() { return *m_db; }
     store::store* operator->() { return m_db.get(); }
 
-  private:
+   private:
     store_pool& m_pool;
     std::unique_ptr<store::store> m_db;
   };
@@ -43,7 +43,7 @@ public:
   }
   const std::string& path() const { return m_path; }
 
-private:
+ private:
   void give_back(std::unique_ptr<store::store> db) {
     if (!db) return;
     std::lock_guard lock(m_mutex);

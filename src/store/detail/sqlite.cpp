@@ -57,8 +57,7 @@ void database::fail(std::string_view purpose) const {
 
 // ---- statement --------------------------------------------------------------------------------
 
-statement::statement(database& db, std::string_view sql, std::string purpose)
-    : m_db(db), m_purpose(std::move(purpose)) {
+statement::statement(database& db, std::string_view sql, std::string purpose) : m_db(db), m_purpose(std::move(purpose)) {
   const int rc = sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &m_stmt, nullptr);
   if (rc != SQLITE_OK) m_db.fail("prepare " + m_purpose);
 }
@@ -102,8 +101,7 @@ bool statement::step() {
 }
 
 void statement::run() {
-  while (step()) {
-  }
+  while (step()) {}
 }
 
 void statement::reset() {

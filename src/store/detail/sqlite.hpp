@@ -15,7 +15,7 @@ namespace arbiter::store::detail {
 
 /// One open connection: WAL journal, 5 s busy timeout, foreign keys enforced.
 class database {
-public:
+ public:
   /// Opens (creating if needed) the file at path. Throws store_error.
   explicit database(const std::string& path);
   ~database();
@@ -34,14 +34,14 @@ public:
   /// Throws store_error "<purpose>: <sqlite3_errmsg>".
   [[noreturn]] void fail(std::string_view purpose) const;
 
-private:
+ private:
   sqlite3* m_db = nullptr;
   std::string m_path;
 };
 
 /// A prepared statement. Bind parameters are 1-based, as in SQLite; column indices 0-based.
 class statement {
-public:
+ public:
   statement(database& db, std::string_view sql, std::string purpose);
   ~statement();
   statement(const statement&) = delete;
@@ -78,7 +78,7 @@ public:
   std::string get_text(int column) const;
   std::optional<double> get_optional_double(int column) const;
 
-private:
+ private:
   database& m_db;
   sqlite3_stmt* m_stmt = nullptr;
   std::string m_purpose;
@@ -87,14 +87,14 @@ private:
 /// BEGIN IMMEDIATE on construction; rolls back on destruction unless commit() ran. Immediate,
 /// so two writers queue on the busy timeout instead of failing on a lock upgrade.
 class transaction {
-public:
+ public:
   transaction(database& db, std::string purpose);
   ~transaction();
   transaction(const transaction&) = delete;
   transaction& operator=(const transaction&) = delete;
   void commit();
 
-private:
+ private:
   database& m_db;
   std::string m_purpose;
   bool m_done = false;

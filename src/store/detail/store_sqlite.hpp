@@ -7,7 +7,7 @@
 namespace arbiter::store::detail {
 
 class sqlite_store final : public store {
-public:
+ public:
   /// Opens the file and applies pending migrations. Throws store_error.
   explicit sqlite_store(const std::string& path);
 
@@ -15,8 +15,7 @@ public:
   void merge_hardware_json(std::int64_t hardware_id, const std::string& object_json) override;
   std::int64_t upsert_problem(const problem_record& problem) override;
   std::int64_t upsert_model(const std::string& name, const std::string& org) override;
-  std::int64_t upsert_solution(std::int64_t problem_id, std::int64_t model_id,
-                               const solution_record& solution) override;
+  std::int64_t upsert_solution(std::int64_t problem_id, std::int64_t model_id, const solution_record& solution) override;
 
   campaign_record open_campaign(const campaign_record& wanted) override;
   void set_campaign_status(std::int64_t campaign_id, const std::string& status) override;
@@ -42,7 +41,7 @@ public:
   std::vector<evaluation_detail> problem_evaluations(std::int64_t campaign_id, const std::string& problem_key) override;
   std::int64_t data_version() override;
 
-private:
+ private:
   /// Runs `select` (one id column) after binding `args`; throws store_error if it finds nothing.
   template <typename... Args>
   std::int64_t find_id(std::string_view select, const std::string& purpose, const Args&... args) {

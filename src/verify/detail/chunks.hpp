@@ -14,7 +14,8 @@ unsigned worker_count();
 /// Runs f(begin, end) over contiguous chunks of [0, n), on up to worker_count() threads, and
 /// returns the chunks' results in order. A range under a million elements runs on the caller's
 /// thread. f must not throw.
-template <typename R, typename F> std::vector<R> map_chunks(std::size_t n, const F& f) {
+template <typename R, typename F>
+std::vector<R> map_chunks(std::size_t n, const F& f) {
   constexpr std::size_t k_min_chunk = std::size_t{1} << 20;
   const std::size_t chunks = std::clamp<std::size_t>(n / k_min_chunk, 1, worker_count());
   std::vector<R> results(chunks);

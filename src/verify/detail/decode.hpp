@@ -15,7 +15,8 @@ double element(int dtype, const unsigned char* p);
 /// float16 and the float8 types; NaN for any other code.
 double minifloat_element(int dtype, const unsigned char* p);
 
-template <typename T> struct plain_decoder {
+template <typename T>
+struct plain_decoder {
   static constexpr std::size_t size = sizeof(T);
   double operator()(const unsigned char* p) const {
     T v;
@@ -49,18 +50,29 @@ struct minifloat_decoder {
 };
 
 /// Calls f with the decoder of dtype and returns what it returns.
-template <typename F> auto with_decoder(int dtype, F&& f) {
+template <typename F>
+auto with_decoder(int dtype, F&& f) {
   switch (dtype) {
-  case ARB_F32: return f(plain_decoder<float>{});
-  case ARB_F64: return f(plain_decoder<double>{});
-  case ARB_BF16: return f(bf16_decoder{});
-  case ARB_I8: return f(plain_decoder<std::int8_t>{});
-  case ARB_U8: return f(plain_decoder<std::uint8_t>{});
-  case ARB_I16: return f(plain_decoder<std::int16_t>{});
-  case ARB_I32: return f(plain_decoder<std::int32_t>{});
-  case ARB_I64: return f(plain_decoder<std::int64_t>{});
-  case ARB_BOOL: return f(bool_decoder{});
-  default: return f(minifloat_decoder{dtype, element_size(dtype)});
+  case ARB_F32:
+    return f(plain_decoder<float>{});
+  case ARB_F64:
+    return f(plain_decoder<double>{});
+  case ARB_BF16:
+    return f(bf16_decoder{});
+  case ARB_I8:
+    return f(plain_decoder<std::int8_t>{});
+  case ARB_U8:
+    return f(plain_decoder<std::uint8_t>{});
+  case ARB_I16:
+    return f(plain_decoder<std::int16_t>{});
+  case ARB_I32:
+    return f(plain_decoder<std::int32_t>{});
+  case ARB_I64:
+    return f(plain_decoder<std::int64_t>{});
+  case ARB_BOOL:
+    return f(bool_decoder{});
+  default:
+    return f(minifloat_decoder{dtype, element_size(dtype)});
   }
 }
 

@@ -18,7 +18,8 @@ TEST(budget, zero_means_no_limit) {
 }
 
 TEST(budget, stop_reason_names_round_trip) {
-  for (auto r : {stop_reason::final_answer, stop_reason::max_turns, stop_reason::max_tokens, stop_reason::max_wall, stop_reason::model_error})
+  for (auto r : {stop_reason::final_answer, stop_reason::max_turns, stop_reason::max_tokens, stop_reason::max_wall,
+                 stop_reason::model_error})
     EXPECT_EQ(stop_reason_from_string(to_string(r)), r);
   EXPECT_FALSE(stop_reason_from_string("done"));
 }

@@ -54,7 +54,9 @@ TEST(import, codex_turns_subtract_cached_input) {
 }
 
 TEST(import, codex_legacy_token_count_totals) {
-  const fs::path log = write_log("codex_old", R"({"id":"0","msg":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":10,"output_tokens":5},"last_token_usage":{"input_tokens":100,"cached_input_tokens":10,"output_tokens":5}}}}
+  const fs::path log = write_log(
+      "codex_old",
+      R"({"id":"0","msg":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":10,"output_tokens":5},"last_token_usage":{"input_tokens":100,"cached_input_tokens":10,"output_tokens":5}}}}
 {"id":"1","msg":{"type":"token_count","info":{"total_token_usage":{"input_tokens":300,"cached_input_tokens":110,"output_tokens":25},"last_token_usage":{"input_tokens":200,"cached_input_tokens":100,"output_tokens":20}}}}
 )");
   const log_summary s = read_harness_log(log_format::codex, log);

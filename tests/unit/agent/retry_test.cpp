@@ -9,7 +9,7 @@ using namespace arbiter::agent;
 namespace {
 
 class scripted_client final : public http_client {
-public:
+ public:
   explicit scripted_client(std::deque<http_response> responses) : m_responses(std::move(responses)) {}
   http_response post(const http_request&) override {
     ++m_calls;
@@ -19,19 +19,22 @@ public:
   }
   int calls() const { return m_calls; }
 
-private:
+ private:
   std::deque<http_response> m_responses;
   int m_calls = 0;
 };
 
-http_response status(long code, std::map<std::string, std::string> headers = {}) { return {code, "body", std::move(headers), ""}; }
+http_response status(long code, std::map<std::string, std::string> headers = {}) {
+  return {code, "body", std::move(headers), ""};
+}
 
 } // namespace
 
 TEST(retry, backs_off_exponentially_and_honours_retry_after) {
   scripted_client client({status(500), status(429, {{"retry-after", "7"}}), {0, "", {}, "timed out"}, status(200)});
   std::vector<double> waits;
-  const auto response = post_with_retry(client, {}, {8, 0.5, 60}, [&](double s) { waits.push_back(s); }, nullptr);
+  const auto response = post_with_retry(
+      client, {}, {8, 0.5, 60}, [&](double s) { waits.push_back(s); }, nullptr);
   EXPECT_EQ(response.status, 200);
   EXPECT_EQ(client.calls(), 4);
   EXPECT_EQ(waits, (std::vector<double>{0.5, 7, 2}));
@@ -47,7 +50,8 @@ TEST(retry, caps_delays) {
 TEST(retry, client_errors_fail_at_once) {
   scripted_client client({status(401), status(200)});
   try {
-    post_with_retry(client, {}, {}, [](double) {}, nullptr);
+    post_with_retry(
+        client, {}, {}, [](double) {}, nullptr);
     FAIL() << "expected http_error";
   } catch (const http_error& e) {
     EXPECT_EQ(e.status(), 401);
@@ -58,7 +62,9 @@ TEST(retry, client_errors_fail_at_once) {
 TEST(retry, gives_up_after_max_attempts) {
   scripted_client client({status(502), status(502), status(502)});
   int observed = 0;
-  EXPECT_THROW(post_with_retry(client, {}, {3, 0, 0}, [](double) {}, [&](const http_response&, int, double) { ++observed; }), http_error);
+  EXPECT_THROW(post_with_retry(
+                   client, {}, {3, 0, 0}, [](double) {}, [&](const http_response&, int, double) { ++observed; }),
+               http_error);
   EXPECT_EQ(client.calls(), 3);
   EXPECT_EQ(observed, 2);
 }

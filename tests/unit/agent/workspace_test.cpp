@@ -19,8 +19,11 @@ fs::path scratch(const std::string& name) {
 }
 
 class no_processes final : public arbiter::sandbox::process_runner {
-public:
-  arbiter::sandbox::process_result run(const arbiter::sandbox::process_spec&) override { ADD_FAILURE() << "no process expected"; return {}; }
+ public:
+  arbiter::sandbox::process_result run(const arbiter::sandbox::process_spec&) override {
+    ADD_FAILURE() << "no process expected";
+    return {};
+  }
 };
 
 } // namespace
@@ -71,7 +74,11 @@ TEST(tools, write_file_and_malformed_calls_become_results) {
 
 TEST(tools, clip_keeps_head_and_tail_and_fixes_utf8) {
   EXPECT_EQ(clip_output("short", 100), "short");
-  EXPECT_EQ(clip_output("a\xff" "b", 100), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(clip_output("a\xff"
+                        "b",
+                        100),
+            "a\xEF\xBF\xBD"
+            "b");
   const std::string clipped = clip_output(std::string(1000, 'x') + "END", 100);
   EXPECT_LT(clipped.size(), 160u);
   EXPECT_EQ(clipped.substr(clipped.size() - 3), "END");
@@ -86,8 +93,12 @@ TEST(trace, resume_state_from_a_torn_trace) {
     w.append({{"type", "session"}, {"elapsed_s", 1.0}});
     w.append({{"type", "system"}, {"content", "sys"}});
     w.append({{"type", "user"}, {"content", "task"}});
-    w.append({{"type", "assistant"}, {"turn", 1}, {"content", ""}, {"elapsed_s", 5.0},
-              {"tool_calls", {{{"id", "a"}, {"name", "bash"}, {"arguments", "{}"}}, {{"id", "b"}, {"name", "bash"}, {"arguments", "{}"}}}},
+    w.append({{"type", "assistant"},
+              {"turn", 1},
+              {"content", ""},
+              {"elapsed_s", 5.0},
+              {"tool_calls",
+               {{{"id", "a"}, {"name", "bash"}, {"arguments", "{}"}}, {{"id", "b"}, {"name", "bash"}, {"arguments", "{}"}}}},
               {"usage", {{"input", 10}, {"output", 2}}}});
     w.append({{"type", "tool_result"}, {"tool_call_id", "a"}, {"content", "ok"}});
   }

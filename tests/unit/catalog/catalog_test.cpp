@@ -16,7 +16,7 @@ const char* k_reference = "import torch\nclass Model(torch.nn.Module):\n  pass\n
                           "def get_inputs():\n  return []\ndef get_init_inputs():\n  return []\n";
 
 class catalog_fixture : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     m_root = fs::temp_directory_path() / ("arbiter_catalog_" + std::to_string(::getpid()));
     fs::remove_all(m_root);
@@ -43,9 +43,10 @@ protected:
 TEST_F(catalog_fixture, loads_problem_toml_with_shapes_and_suite_defaults) {
   write("s/suite.toml", "name = \"demo\"\n[tolerance]\natol = 0.5\n[rules]\nlibraries = true\n");
   write("s/p1/reference.py", k_reference);
-  write("s/p1/problem.toml", "id = \"l1.p\"\nlevel = 2\ndtype = \"float32\"\n"
-                             "[[shapes]]\nname = \"small\"\nrows = 4\ndevices = [\"cpu\"]\n"
-                             "[[shapes]]\nname = \"big\"\nrows = 4096\n[rules]\nforbid = [\"torch.softmax\"]\n");
+  write("s/p1/problem.toml",
+        "id = \"l1.p\"\nlevel = 2\ndtype = \"float32\"\n"
+        "[[shapes]]\nname = \"small\"\nrows = 4\ndevices = [\"cpu\"]\n"
+        "[[shapes]]\nname = \"big\"\nrows = 4096\n[rules]\nforbid = [\"torch.softmax\"]\n");
   const suite s = load_suite(m_root / "s");
   EXPECT_EQ(s.name, "demo");
   ASSERT_EQ(s.problems.size(), 1u);

@@ -13,9 +13,9 @@
 namespace fs = std::filesystem;
 
 TEST(verdict, round_trips_every_name) {
-  for (auto v : {arbiter::verdict::passed, arbiter::verdict::incorrect, arbiter::verdict::compile_error,
-                 arbiter::verdict::runtime_error, arbiter::verdict::timeout, arbiter::verdict::rejected,
-                 arbiter::verdict::crashed, arbiter::verdict::skipped})
+  for (auto v :
+       {arbiter::verdict::passed, arbiter::verdict::incorrect, arbiter::verdict::compile_error, arbiter::verdict::runtime_error,
+        arbiter::verdict::timeout, arbiter::verdict::rejected, arbiter::verdict::crashed, arbiter::verdict::skipped})
     EXPECT_EQ(arbiter::verdict_from_string(arbiter::to_string(v)), v);
   EXPECT_FALSE(arbiter::verdict_from_string("ok").has_value());
 }
@@ -98,7 +98,9 @@ TEST(device, only_cpu_and_cuda_are_devices_and_a_bad_one_names_where_it_came_fro
     arbiter::require_device("rocm", "suite/p/problem.toml: key 'shapes.devices'");
     FAIL() << "rocm accepted";
   } catch (const arbiter::config_error& e) {
-    EXPECT_NE(std::string(e.what()).find("suite/p/problem.toml: key 'shapes.devices': expected \"cpu\" or \"cuda\", found \"rocm\""),
-              std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("suite/p/problem.toml: key 'shapes.devices': expected \"cpu\" or \"cuda\", found \"rocm\""),
+        std::string::npos)
+        << e.what();
   }
 }

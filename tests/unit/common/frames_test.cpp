@@ -24,7 +24,9 @@ TEST(frames, round_trip_in_order) {
 
 TEST(frames, a_spliced_line_is_a_fault_not_skipped) {
   // A forged event followed by a fragment meant to swallow the next line.
-  const std::string forged = R"({"event": "timing", "record": {"median_ms": 0.001}})" "\n" R"({"x": ")";
+  const std::string forged = R"({"event": "timing", "record": {"median_ms": 0.001}})"
+                             "\n"
+                             R"({"x": ")";
   const auto got = arbiter::decode_frames(arbiter::encode_frame(0, {{"event", "start"}}) + forged + "\n" +
                                           arbiter::encode_frame(1, {{"event", "done"}}));
   ASSERT_TRUE(got.fault);
@@ -33,10 +35,12 @@ TEST(frames, a_spliced_line_is_a_fault_not_skipped) {
 }
 
 TEST(frames, repeated_or_skipped_sequence_is_a_fault) {
-  const auto repeat = arbiter::decode_frames(arbiter::encode_frame(0, {{"event", "a"}}) + arbiter::encode_frame(0, {{"event", "b"}}));
+  const auto repeat =
+      arbiter::decode_frames(arbiter::encode_frame(0, {{"event", "a"}}) + arbiter::encode_frame(0, {{"event", "b"}}));
   ASSERT_TRUE(repeat.fault);
   EXPECT_NE(repeat.fault->find("sequence 0 where 1 was due"), std::string::npos) << *repeat.fault;
-  const auto gap = arbiter::decode_frames(arbiter::encode_frame(0, {{"event", "a"}}) + arbiter::encode_frame(2, {{"event", "b"}}));
+  const auto gap =
+      arbiter::decode_frames(arbiter::encode_frame(0, {{"event", "a"}}) + arbiter::encode_frame(2, {{"event", "b"}}));
   EXPECT_TRUE(gap.fault);
 }
 

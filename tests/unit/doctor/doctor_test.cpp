@@ -20,7 +20,7 @@ namespace {
 
 /// Sets (or unsets, with nullopt) an environment variable for one scope.
 class scoped_env {
-public:
+ public:
   scoped_env(const char* name, std::optional<std::string> value) : m_name(name) {
     if (const char* old = std::getenv(name)) m_old = old;
     if (value) {
@@ -37,7 +37,7 @@ public:
     }
   }
 
-private:
+ private:
   const char* m_name;
   std::optional<std::string> m_old;
 };

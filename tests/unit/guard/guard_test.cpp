@@ -78,7 +78,8 @@ TEST(static_rules, streams_graphs_and_libraries_follow_the_rules) {
   catalog::rules lax;
   lax.extra_streams = lax.cuda_graphs = lax.libraries = true;
   EXPECT_TRUE(has(static_findings(doc, lax), "T1", severity::reject)); // allowed, but never joined
-  const auto joined = facts_of({{"stream", "torch.cuda.Stream"}, {"stream_join", "?.wait_stream"}, {"graph", "torch.cuda.graph"}});
+  const auto joined =
+      facts_of({{"stream", "torch.cuda.Stream"}, {"stream_join", "?.wait_stream"}, {"graph", "torch.cuda.graph"}});
   EXPECT_TRUE(static_findings(joined, lax).empty());
 }
 

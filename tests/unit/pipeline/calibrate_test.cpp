@@ -42,7 +42,7 @@ sandbox::process_result exited(int code) {
 
 /// Answers every run with the given events, written where the job says, as the runner would.
 class scripted_runner : public sandbox::process_runner {
-public:
+ public:
   explicit scripted_runner(std::string events) : m_events(std::move(events)) {}
   sandbox::process_result run(const sandbox::process_spec& spec) override {
     argv = spec.argv;
@@ -54,12 +54,12 @@ public:
   std::vector<std::string> argv;
   nlohmann::json job;
 
-private:
+ private:
   std::string m_events;
 };
 
 class calibrate_fixture : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     m_root = fs::temp_directory_path() / ("arbiter_calibrate_" + std::to_string(::getpid()));
     fs::remove_all(m_root);
@@ -93,12 +93,14 @@ TEST(calibrate, events_become_peaks_with_measurements_and_skips) {
 
 TEST(calibrate, a_failed_process_or_missing_copy_gives_no_peaks) {
   std::string error;
-  framed_events cut(R"({"event": "start"})" "\n");
+  framed_events cut(R"({"event": "start"})"
+                    "\n");
   EXPECT_TRUE(read_calibration(cut, exited(1), error).is_null());
   EXPECT_NE(error.find("exited with status 1"), std::string::npos) << error;
 
   error.clear();
-  framed_events failed(R"({"event": "error", "phase": "init", "type": "RuntimeError", "message": "no CUDA"})" "\n");
+  framed_events failed(R"({"event": "error", "phase": "init", "type": "RuntimeError", "message": "no CUDA"})"
+                       "\n");
   EXPECT_TRUE(read_calibration(failed, exited(1), error).is_null());
   EXPECT_NE(error.find("RuntimeError: no CUDA"), std::string::npos) << error;
 
@@ -161,7 +163,8 @@ TEST_F(calibrate_fixture, a_failed_calibration_stores_nothing) {
   hw.fingerprint = "fedcba9876543210";
   hw.device = "cpu";
   const auto hw_id = db->upsert_hardware(hw);
-  scripted_runner runner(R"({"event": "start"})" "\n");
+  scripted_runner runner(R"({"event": "start"})"
+                         "\n");
   const auto run = calibrate_hardware(*db, hw_id, "cpu", "/usr/bin/python3", m_root / "calibration", 60, runner);
   EXPECT_NE(run.error.find("log: "), std::string::npos) << run.error;
   EXPECT_EQ(runner.job["timing"]["warmup_time_s"], 0.0); // the host is not paced

@@ -30,7 +30,8 @@ TEST(probe_setup, only_cuda_runs_get_a_probe_that_loads) {
   ::unsetenv("ARBITER_PROBE"); // on by default on cuda
   const auto missing = detail::probe_for(cuda, "/tmp/probe.json");
   EXPECT_FALSE(missing.enabled());
-  EXPECT_NE(missing.status.find("unavailable: /nonexistent/lib/libarbiter_probe.so not built"), std::string::npos) << missing.status;
+  EXPECT_NE(missing.status.find("unavailable: /nonexistent/lib/libarbiter_probe.so not built"), std::string::npos)
+      << missing.status;
   ::setenv("ARBITER_PROBE_LIB", "off", 1);
   EXPECT_EQ(detail::probe_for(cuda, "/tmp/probe.json").status, "unavailable: disabled by ARBITER_PROBE_LIB");
   // Any library that loads stands in for the probe: the runtime library beside this test.

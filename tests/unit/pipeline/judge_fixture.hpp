@@ -37,8 +37,13 @@ void write_bundle(const fs::path& file, std::vector<float> values) {
 }
 
 nlohmann::json timing_json(double median_ms) {
-  return {{"clock", "host"}, {"median_ms", median_ms}, {"p10_ms", median_ms}, {"p90_ms", median_ms},
-          {"samples", 10}, {"rel_noise", 0.001}, {"times_ms", {median_ms, median_ms}}};
+  return {{"clock", "host"},
+          {"median_ms", median_ms},
+          {"p10_ms", median_ms},
+          {"p90_ms", median_ms},
+          {"samples", 10},
+          {"rel_noise", 0.001},
+          {"times_ms", {median_ms, median_ms}}};
 }
 
 void write_json_file(const fs::path& file, const nlohmann::json& value) {
@@ -47,7 +52,7 @@ void write_json_file(const fs::path& file, const nlohmann::json& value) {
 }
 
 class judge_fixture : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     m_root = fs::temp_directory_path() / ("arbiter_judge_" + std::to_string(::getpid()));
     fs::remove_all(m_root);
@@ -60,8 +65,10 @@ protected:
     // The reference's batches: its own model at its record's 2 ms per call, and three that call
     // nothing, which cost about 1 ms.
     detail::outside_record reference;
-    reference.batches = {{0, "reference", 2, 5.0, true, std::nullopt, std::nullopt}, {0, "overhead0", 2, 1.0, true, std::nullopt, std::nullopt},
-                         {0, "overhead1", 2, 1.1, true, std::nullopt, std::nullopt}, {0, "overhead2", 2, 1.05, true, std::nullopt, std::nullopt}};
+    reference.batches = {{0, "reference", 2, 5.0, true, std::nullopt, std::nullopt},
+                         {0, "overhead0", 2, 1.0, true, std::nullopt, std::nullopt},
+                         {0, "overhead1", 2, 1.1, true, std::nullopt, std::nullopt},
+                         {0, "overhead2", 2, 1.05, true, std::nullopt, std::nullopt}};
     detail::write_outside(ref() / "outside.json", reference);
     for (int set_idx = 0; set_idx < 2; ++set_idx)
       write_bundle(ref() / "expected/0/outside" / (std::to_string(set_idx) + ".arbb"), {1, 2, 3});

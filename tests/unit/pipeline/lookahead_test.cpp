@@ -23,7 +23,7 @@ namespace {
 /// Names each process after what it runs: "ref <problem>", or "cand <problem>/<model>" from the
 /// first line of the solution's kernel.py; logs starts, runs, opens, finishes and kills.
 class fake_runner final : public sandbox::process_runner {
-public:
+ public:
   std::vector<std::string> log;
   std::set<std::string> failing; ///< problems whose reference fails
 
@@ -56,7 +56,7 @@ public:
     return "cand " + line.substr(2);
   }
 
-private:
+ private:
   static sandbox::process_result exited(int code) {
     sandbox::process_result r;
     r.end = sandbox::process_end::exited;
@@ -66,7 +66,7 @@ private:
 };
 
 class fake_process final : public sandbox::started_process {
-public:
+ public:
   fake_process(fake_runner& runner, sandbox::process_spec spec) : m_runner(runner), m_spec(std::move(spec)) {}
   ~fake_process() override {
     if (!m_finished) m_runner.log.push_back("kill " + fake_runner::name_of(m_spec));
@@ -80,7 +80,7 @@ public:
     return r;
   }
 
-private:
+ private:
   fake_runner& m_runner;
   sandbox::process_spec m_spec;
   bool m_finished = false;
@@ -92,7 +92,7 @@ std::unique_ptr<sandbox::started_process> fake_runner::start(const sandbox::proc
 }
 
 class lookahead_fixture : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     m_options.sandbox = false;
     m_options.python = "python3";
@@ -123,7 +123,8 @@ protected:
       fs::create_directories(solution.dir);
       std::ofstream(solution.dir / "kernel.py") << "# " << id << "/" << model << '\n';
       const std::int64_t model_id = m_db->upsert_model(model, "");
-      m_solution_ids.push_back(m_db->upsert_solution(problem_id, model_id, {model, 0, solution.hash, solution.dir.string(), "{}"}));
+      m_solution_ids.push_back(
+          m_db->upsert_solution(problem_id, model_id, {model, 0, solution.hash, solution.dir.string(), "{}"}));
       m_owner.push_back(m_problems.size() - 1);
     }
   }
@@ -140,7 +141,9 @@ protected:
     const auto& reference = q.reference(idx);
     if (!reference.ok) return;
     auto own = q.take(idx);
-    if (!own) own = detail::start_candidate(*q.at(idx).ctx, *q.at(idx).solution, reference.dir, q.eval_dir(idx), m_root / "data", m_runner);
+    if (!own)
+      own =
+          detail::start_candidate(*q.at(idx).ctx, *q.at(idx).solution, reference.dir, q.eval_dir(idx), m_root / "data", m_runner);
     detail::open_candidate(*own, reference.dir);
     q.start_after(idx);
     detail::finish_candidate(*own);
@@ -163,7 +166,8 @@ protected:
 
 std::vector<std::string> without_finishes(const std::vector<std::string>& log) {
   std::vector<std::string> out;
-  std::copy_if(log.begin(), log.end(), std::back_inserter(out), [](const auto& line) { return !line.starts_with("finish cand"); });
+  std::copy_if(log.begin(), log.end(), std::back_inserter(out),
+               [](const auto& line) { return !line.starts_with("finish cand"); });
   return out;
 }
 
@@ -194,11 +198,11 @@ TEST_F(lookahead_fixture, the_first_candidates_wait_beside_the_reference_and_the
   EXPECT_EQ(q.reference(2).gated_s, 0.5);
   evaluate(q, 3);
   EXPECT_EQ(without_finishes(m_runner.log),
-            (std::vector<std::string>{
-                "start cand a/m0", "start cand a/m1", "start ref a", "finish ref a", // a's first two beside its reference
-                "open cand a/m0", "start ref b", "start cand b/m0", // b's reference ahead of its turn
-                "open cand a/m1", "start cand b/m1",                // the window: two on
-                "finish ref b", "open cand b/m0", "open cand b/m1"}));
+            (std::vector<std::string>{"start cand a/m0", "start cand a/m1", "start ref a",
+                                      "finish ref a",                                     // a's first two beside its reference
+                                      "open cand a/m0", "start ref b", "start cand b/m0", // b's reference ahead of its turn
+                                      "open cand a/m1", "start cand b/m1",                // the window: two on
+                                      "finish ref b", "open cand b/m0", "open cand b/m1"}));
 }
 
 TEST_F(lookahead_fixture, a_failing_reference_kills_the_candidates_waiting_for_it_and_no_other) {
@@ -227,5 +231,7 @@ TEST_F(lookahead_fixture, a_cached_reference_is_not_run_again) {
   auto q = queue(2);
   evaluate(q, 1);
   EXPECT_TRUE(q.reference(1).ok);
-  EXPECT_EQ(std::count_if(m_runner.log.begin(), m_runner.log.end(), [](const auto& l) { return l.find("ref a") != std::string::npos; }), 0);
+  EXPECT_EQ(
+      std::count_if(m_runner.log.begin(), m_runner.log.end(), [](const auto& l) { return l.find("ref a") != std::string::npos; }),
+      0);
 }

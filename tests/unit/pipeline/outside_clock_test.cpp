@@ -20,7 +20,7 @@ using namespace arbiter::pipeline::detail;
 namespace {
 
 class outside_clock_fixture : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     m_root = fs::temp_directory_path() / ("arbiter_outside_" + std::to_string(::getpid()));
     fs::remove_all(m_root);
@@ -73,11 +73,16 @@ TEST_F(outside_clock_fixture, a_batch_is_timed_from_the_go_to_the_answer_and_its
   const std::vector<float> first{1.5f, -2.0f, 3.25f, 0.0f, 7.0f, 8.0f};
   const std::vector<std::int32_t> second{9, 10};
   const auto tensor = [](const auto& values, int dtype, nlohmann::json shape) {
-    return nlohmann::json{{"dtype", dtype}, {"shape", std::move(shape)},
+    return nlohmann::json{{"dtype", dtype},
+                          {"shape", std::move(shape)},
                           {"address", reinterpret_cast<std::uintptr_t>(values.data())},
                           {"nbytes", values.size() * sizeof(values[0])}};
   };
-  emit({{"event", "outside_done"}, {"shape_idx", 0}, {"label", "candidate"}, {"calls", 2}, {"pid", 4242},
+  emit({{"event", "outside_done"},
+        {"shape_idx", 0},
+        {"label", "candidate"},
+        {"calls", 2},
+        {"pid", 4242},
         {"outputs", {{tensor(first, ARB_F32, {2, 3})}, {tensor(second, ARB_I32, {2})}}}});
   ASSERT_EQ(::read(go, &byte, 1), 1); // released once the outputs are read
   ::close(go);

@@ -7,7 +7,7 @@ namespace {
 TEST_F(judge_fixture, a_record_faster_than_the_outside_clock_allows_is_rejected) {
   candidate_outputs({1, 2, 3});
   candidate_timing(timing_json(0.05)); // the whole channel's record forged: 40x over eager
-  outside_batch({1, 2, 3}, 2.0);        // what a call costs
+  outside_batch({1, 2, 3}, 2.0);       // what a call costs
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_TRUE(has_finding(j, "T4")) << j.result.reason;
@@ -38,12 +38,14 @@ TEST_F(judge_fixture, the_candidates_own_no_call_batch_is_its_overhead_up_to_a_c
   candidate_outputs({1, 2, 3});
   // Honest, in a sandbox that moves files 3x slower than the reference's process: its own 3 ms
   // no-call batch is the yardstick, and 0.5 ms a call is what it claimed.
-  m_run.outside.batches = {{0, "candidate", 2, 3.0 + 2 * 0.5, true, std::nullopt, 0.0}, {0, "overhead", 2, 3.0, true, std::nullopt, 0.0}};
+  m_run.outside.batches = {{0, "candidate", 2, 3.0 + 2 * 0.5, true, std::nullopt, 0.0},
+                           {0, "overhead", 2, 3.0, true, std::nullopt, 0.0}};
   EXPECT_EQ(judge().result.v, verdict::passed);
   // Forged, its no-call batch slowed to 50 ms to hide the calls: it counts as 4x the reference's
   // 1 ms, and the 5 ms calls still show.
   candidate_timing(timing_json(0.05));
-  m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * 5.0, true, std::nullopt, 0.0}, {0, "overhead", 2, 50.0, true, std::nullopt, 0.0}};
+  m_run.outside.batches = {{0, "candidate", 2, 1.0 + 2 * 5.0, true, std::nullopt, 0.0},
+                           {0, "overhead", 2, 50.0, true, std::nullopt, 0.0}};
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_NEAR(j.details["outside_clock"][0]["wall"]["overhead_ms"].get<double>(), 4.0, 1e-9);
@@ -55,8 +57,10 @@ namespace {
 /// batches' walls from 12 to 30 ms for 0.8 ms of CPU, its calls 2 ms of CPU each (its record's 2 ms).
 void reference_with_cpu(const fs::path& ref_dir) {
   detail::outside_record reference;
-  reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 2.0, std::nullopt}, {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
-                       {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt}, {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
+  reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 2.0, std::nullopt},
+                       {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
+                       {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt},
+                       {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
   detail::write_outside(ref_dir / "outside.json", reference);
 }
 
@@ -119,8 +123,10 @@ TEST_F(judge_fixture, on_the_cpu_a_score_counts_only_as_far_as_the_outside_accou
   // The reference's own batch at twice its record (its weights cold in its timed loop) changes
   // nothing: the candidate's batch is held against the candidate's record.
   detail::outside_record reference;
-  reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 4.0, std::nullopt}, {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
-                       {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt}, {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
+  reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 4.0, std::nullopt},
+                       {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
+                       {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt},
+                       {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
   detail::write_outside(ref() / "outside.json", reference);
   EXPECT_NEAR(*judge().speedup, 2.0 / 0.9, 1e-9);
   // A batch within 1.3x the record plus the slack: the record stands.

@@ -16,8 +16,13 @@ TEST_F(judge_fixture, matching_outputs_pass_with_speedup_from_medians) {
 TEST_F(judge_fixture, a_timing_with_null_fields_is_judged_not_thrown) {
   // What the runtime writes for a call that synchronised inside the stream hold: one sample of zero.
   candidate_outputs({1, 2, 3});
-  candidate_timing({{"clock", "cuda_event"}, {"median_ms", 0.0}, {"p10_ms", 0.0}, {"p90_ms", 0.0}, {"samples", 1},
-                    {"rel_noise", nullptr}, {"host_median_ms", nullptr}});
+  candidate_timing({{"clock", "cuda_event"},
+                    {"median_ms", 0.0},
+                    {"p10_ms", 0.0},
+                    {"p90_ms", 0.0},
+                    {"samples", 1},
+                    {"rel_noise", nullptr},
+                    {"host_median_ms", nullptr}});
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
   EXPECT_FALSE(j.speedup.has_value()); // no speedup from a zero time
@@ -28,8 +33,15 @@ TEST_F(judge_fixture, a_timing_with_null_fields_is_judged_not_thrown) {
 
 TEST_F(judge_fixture, a_timing_keeps_the_clock_state_its_samples_ran_in) {
   candidate_outputs({1, 2, 3});
-  candidate_timing({{"clock", "cupti"}, {"median_ms", 0.25}, {"p10_ms", 0.24}, {"p90_ms", 0.26}, {"samples", 426},
-                    {"rel_noise", 0.001}, {"throttled_samples", 3}, {"power_capped_samples", 358}, {"sm_clock_mhz", 1965.0}});
+  candidate_timing({{"clock", "cupti"},
+                    {"median_ms", 0.25},
+                    {"p10_ms", 0.24},
+                    {"p90_ms", 0.26},
+                    {"samples", 426},
+                    {"rel_noise", 0.001},
+                    {"throttled_samples", 3},
+                    {"power_capped_samples", 358},
+                    {"sm_clock_mhz", 1965.0}});
   const auto j = judge();
   ASSERT_EQ(j.measurements.size(), 2u);
   EXPECT_EQ(j.measurements[1].sm_clock_mhz, 1965.0);
@@ -55,7 +67,8 @@ TEST_F(judge_fixture, a_done_event_does_not_beat_a_missing_output) {
 
 TEST_F(judge_fixture, import_failure_is_compile_error) {
   m_run.events.done = false;
-  m_run.events.error = nlohmann::json{{"event", "error"}, {"phase", "load"}, {"type", "SyntaxError"}, {"message", "invalid syntax\nmore"}};
+  m_run.events.error =
+      nlohmann::json{{"event", "error"}, {"phase", "load"}, {"type", "SyntaxError"}, {"message", "invalid syntax\nmore"}};
   m_run.process.exit_code = 1;
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::compile_error);
@@ -151,18 +164,33 @@ TEST_F(judge_fixture, the_channel_needs_one_record_and_one_capture_index_per_tim
 namespace {
 
 nlohmann::json probe_window(const char* label, int kernels, std::uint64_t span_ns, int off_stream = 0, int index = 0) {
-  return {{"label", label}, {"group", 0}, {"index", index}, {"kernels", kernels}, {"launches", kernels},
-          {"span_ns", span_ns}, {"busy_ns", span_ns}, {"streams", {7}}, {"harness_stream", 7},
-          {"off_stream_kernels", off_stream}, {"after_end_kernels", 0}, {"after_end_max_ns", 0}, {"threads", 4}};
+  return {{"label", label},
+          {"group", 0},
+          {"index", index},
+          {"kernels", kernels},
+          {"launches", kernels},
+          {"span_ns", span_ns},
+          {"busy_ns", span_ns},
+          {"streams", {7}},
+          {"harness_stream", 7},
+          {"off_stream_kernels", off_stream},
+          {"after_end_kernels", 0},
+          {"after_end_max_ns", 0},
+          {"threads", 4}};
 }
 
 void write_probe(const fs::path& file, const nlohmann::json& windows, std::uint64_t graph_launches = 0,
                  const nlohmann::json& kernels = nlohmann::json::array()) {
   fs::create_directories(file.parent_path());
-  std::ofstream(file) << nlohmann::json{{"version", 1}, {"contexts", 1}, {"modules_loaded", 2},
-                                        {"graphs", {{"created", 0}, {"instantiated", 0}, {"launched", graph_launches}, {"captures", 0}}},
-                                        {"totals", {{"kernels", 9}, {"copies", 0}, {"memsets", 0}, {"dropped_records", 0}}},
-                                        {"threads_max", 4}, {"windows", windows}, {"kernels", kernels}}.dump();
+  std::ofstream(file) << nlohmann::json{
+      {"version", 1},
+      {"contexts", 1},
+      {"modules_loaded", 2},
+      {"graphs", {{"created", 0}, {"instantiated", 0}, {"launched", graph_launches}, {"captures", 0}}},
+      {"totals", {{"kernels", 9}, {"copies", 0}, {"memsets", 0}, {"dropped_records", 0}}},
+      {"threads_max", 4},
+      {"windows", windows},
+      {"kernels", kernels}}.dump();
 }
 
 } // namespace
@@ -170,8 +198,9 @@ void write_probe(const fs::path& file, const nlohmann::json& windows, std::uint6
 TEST_F(judge_fixture, probe_evidence_is_summarised_and_a_clean_run_passes) {
   candidate_outputs({1, 2, 3}); // the runtime reported 0.5 ms
   m_run.probe = "enabled";
-  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), probe_window("sample", 1, 480'000),
-                                              probe_window("sample", 1, 490'000), probe_window("sample", 1, 500'000)});
+  write_probe(eval() / "outputs/probe.json",
+              {probe_window("case", 1, 400'000), probe_window("sample", 1, 480'000), probe_window("sample", 1, 490'000),
+               probe_window("sample", 1, 500'000)});
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::passed) << j.result.reason;
   const auto& shape = j.details["probe"]["shapes"][0];
@@ -250,8 +279,9 @@ TEST_F(judge_fixture, a_tiny_kernels_device_time_resolves_inside_the_timers_step
   EXPECT_EQ(plain.result.v, verdict::passed) << plain.result.reason;
   EXPECT_DOUBLE_EQ(measurement(plain, "candidate").median_ms, 1248e-6);
   // The listed kernels: the tiny one's two readings, then sixteen short holds of other lengths.
-  auto kernels = nlohmann::json::array({nlohmann::json{{"name", "add"}, {"start_ns", 10'016}, {"end_ns", 11'264}, {"window", 1}},
-                                        nlohmann::json{{"name", "add"}, {"start_ns", 20'000}, {"end_ns", 21'280}, {"window", 2}}});
+  auto kernels =
+      nlohmann::json::array({nlohmann::json{{"name", "add"}, {"start_ns", 10'016}, {"end_ns", 11'264}, {"window", 1}},
+                             nlohmann::json{{"name", "add"}, {"start_ns", 20'000}, {"end_ns", 21'280}, {"window", 2}}});
   for (int i = 0; i < 16; ++i)
     kernels.push_back({{"name", "arbiter_hold"}, {"start_ns", 30'000}, {"end_ns", 30'000 + 32 * (100 + 7 * i)}, {"window", -1}});
   // A long hold drifts off the step in CUPTI's mapping onto the host's clock: it reads no step.
@@ -271,8 +301,10 @@ TEST_F(judge_fixture, a_tiny_kernels_device_time_resolves_inside_the_timers_step
   // The timer mapped onto the host's clock: every listed duration and span within a nanosecond of
   // the 32 ns steps, no common divisor left. The step is read within that nanosecond, and the
   // median is the one on the steps.
-  for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i]["end_ns"] = kernels[i]["end_ns"].get<int>() + (i % 3 == 0 ? 1 : -1) * static_cast<int>(i % 2);
-  for (std::size_t i = 1; i < windows.size(); ++i) windows[i]["span_ns"] = windows[i]["span_ns"].get<int>() + static_cast<int>(i % 3) - 1;
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    kernels[i]["end_ns"] = kernels[i]["end_ns"].get<int>() + (i % 3 == 0 ? 1 : -1) * static_cast<int>(i % 2);
+  for (std::size_t i = 1; i < windows.size(); ++i)
+    windows[i]["span_ns"] = windows[i]["span_ns"].get<int>() + static_cast<int>(i % 3) - 1;
   write_probe(eval() / "outputs/probe.json", windows, 0, kernels);
   const auto off = judge();
   EXPECT_EQ(off.details["probe"]["timer_step_ns"], 32);
@@ -326,8 +358,8 @@ TEST_F(judge_fixture, a_held_timer_far_above_the_span_is_T4_and_the_larger_clock
   m_run.probe = "enabled";
   write_probe(ref() / "probe.json", {probe_window("sample", 1, 1'600'000), probe_window("sample", 1, 1'600'000)});
   // The probe was let see a 10 µs kernel of each call; the real work ran unrecorded.
-  write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 10'000), probe_window("sample", 1, 10'000),
-                                              probe_window("sample", 1, 10'000)});
+  write_probe(eval() / "outputs/probe.json",
+              {probe_window("case", 1, 10'000), probe_window("sample", 1, 10'000), probe_window("sample", 1, 10'000)});
   auto record = timing_json(0.5);
   record["held_samples"] = 10;
   candidate_timing(record);
@@ -365,8 +397,10 @@ TEST_F(judge_fixture, sample_windows_must_match_the_samples_the_runtime_timed) {
   write_probe(eval() / "outputs/probe.json", windows);
   j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected);
-  EXPECT_NE(evidence_of(j, "T4").find("the runtime timed 3 samples, the probe kept 3 sample windows (1 indices missing, 1 out of range or repeated)"),
-            std::string::npos) << evidence_of(j, "T4");
+  EXPECT_NE(evidence_of(j, "T4").find(
+                "the runtime timed 3 samples, the probe kept 3 sample windows (1 indices missing, 1 out of range or repeated)"),
+            std::string::npos)
+      << evidence_of(j, "T4");
 }
 
 TEST_F(judge_fixture, launches_without_kernel_records_and_memset_only_calls_are_found) {
@@ -398,8 +432,11 @@ TEST_F(judge_fixture, markers_without_the_token_are_H3) {
   write_probe(eval() / "outputs/probe.json", {probe_window("case", 1, 400'000), probe_window("sample", 1, 490'000)});
   const fs::path file = eval() / "outputs/probe.json";
   auto doc = nlohmann::json::parse(std::ifstream(file));
-  doc["witness"] = {{"checks", 4}, {"callbacks_disabled", 0}, {"notes", nlohmann::json::array()},
-                    {"forged_markers", 40000}, {"refused_claims", 0}};
+  doc["witness"] = {{"checks", 4},
+                    {"callbacks_disabled", 0},
+                    {"notes", nlohmann::json::array()},
+                    {"forged_markers", 40000},
+                    {"refused_claims", 0}};
   std::ofstream(file) << doc.dump();
   const auto j = judge();
   EXPECT_EQ(j.result.v, verdict::rejected);
@@ -443,7 +480,8 @@ TEST_F(judge_fixture, evidence_counts_only_with_this_runs_signature) {
 
 TEST(events, a_torn_last_frame_is_left_out_and_a_spliced_line_is_a_fault) {
   const fs::path file = fs::temp_directory_path() / "arbiter_events_test.jsonl";
-  std::ofstream(file) << arbiter::frames_from_lines("{\"event\": \"start\", \"mode\": \"candidate\"}\n{\"event\": \"loaded\"}\n{\"event\": \"ca");
+  std::ofstream(file) << arbiter::frames_from_lines(
+      "{\"event\": \"start\", \"mode\": \"candidate\"}\n{\"event\": \"loaded\"}\n{\"event\": \"ca");
   const auto events = detail::read_events(file);
   EXPECT_TRUE(events.started);
   EXPECT_FALSE(events.done);

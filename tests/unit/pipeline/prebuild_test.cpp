@@ -35,7 +35,7 @@ std::vector<const catalog::solution*> pointers(const std::vector<catalog::soluti
 
 /// Counts builds per model; a build of a model in `held` waits until release().
 class fake_builds {
-public:
+ public:
   std::set<std::string> held;
   std::set<std::string> failing;
 
@@ -69,7 +69,7 @@ public:
     return m_order;
   }
 
-private:
+ private:
   std::mutex m_mutex;
   std::condition_variable m_released;
   bool m_open = false;

@@ -48,7 +48,7 @@ TEST(events, an_event_name_that_is_not_a_string_is_no_event) {
 }
 
 class probe_record : public ::testing::Test {
-protected:
+ protected:
   fs::path write(const std::string& text) {
     const fs::path file = fs::temp_directory_path() / ("arbiter-records-test-" + std::to_string(getpid()) + ".json");
     std::ofstream(file) << text;
@@ -59,7 +59,7 @@ protected:
     for (const auto& f : m_files) fs::remove(f);
   }
 
-private:
+ private:
   std::vector<fs::path> m_files;
 };
 

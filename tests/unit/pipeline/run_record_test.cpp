@@ -18,7 +18,7 @@ using arbiter::io_error;
 namespace {
 
 class run_record_fixture : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     m_dir = fs::temp_directory_path() / ("arbiter_run_record_" + std::to_string(::getpid()) + "_" + info->name());
@@ -48,7 +48,8 @@ protected:
     run.process.isolation_missing = "seccomp: libseccomp not found";
     run.process.limit_exceeded = "work folder over 1 GiB";
     run.process.survivors = {"python3 -m arbiter_runner candidate job.json"};
-    run.facts = {{"version", 1}, {"languages", {"torch"}},
+    run.facts = {{"version", 1},
+                 {"languages", {"torch"}},
                  {"facts", {{{"kind", "call"}, {"what", "torch.softmax"}, {"where", "kernel.py:7"}, {"function", "forward"}}}}};
     run.sandbox = {{"requested", true}, {"applied", false}, {"uid", 65534}};
     run.probe = "enabled";
@@ -133,9 +134,7 @@ TEST_F(run_record_fixture, a_record_from_before_survivors_were_looked_for_reads_
   EXPECT_TRUE(detail::read_run_record(m_dir).run.process.survivors.empty());
 }
 
-TEST_F(run_record_fixture, a_missing_file_is_an_io_error) {
-  EXPECT_THROW(detail::read_run_record(m_dir), io_error);
-}
+TEST_F(run_record_fixture, a_missing_file_is_an_io_error) { EXPECT_THROW(detail::read_run_record(m_dir), io_error); }
 
 TEST_F(run_record_fixture, bad_input_names_the_file_and_the_key) {
   detail::write_run_record(m_dir, detail::make_run_record(context(), finished_run(), "/r"));

@@ -81,10 +81,10 @@ TEST(recorder, a_window_without_api_calls_owns_nothing) {
 TEST(recorder, counts_side_streams_and_work_ending_after_the_window) {
   recorder rec;
   rec.begin("sample", 1, 0, 7, 1, 1000);
-  rec.kernel(kernel_at(2, 1100, 1500, 7));     // arrives while open, ends in time
-  rec.kernel(kernel_at(3, 1100, 2600, 9));     // arrives while open, ends after the end below
+  rec.kernel(kernel_at(2, 1100, 1500, 7)); // arrives while open, ends in time
+  rec.kernel(kernel_at(3, 1100, 2600, 9)); // arrives while open, ends after the end below
   rec.end(5, 2000, -1);
-  rec.kernel(kernel_at(4, 1900, 2300, 9));     // arrives after the end, ends after it
+  rec.kernel(kernel_at(4, 1900, 2300, 9)); // arrives after the end, ends after it
   const auto w = rec.snapshot().windows.at(0);
   EXPECT_EQ(w.off_stream_kernels, 2u);
   EXPECT_EQ(w.after_end_kernels, 2u);

@@ -11,8 +11,12 @@ using report::format;
 namespace {
 
 report::leaderboard_header header() {
-  return {"kernelbench-l1", "nightly", "cuda (NVIDIA H200)", "speedup over eager PyTorch, device time (median)",
-          {{"held_events", 10}, {"events", 2}}, "0123456789abcdef"};
+  return {"kernelbench-l1",
+          "nightly",
+          "cuda (NVIDIA H200)",
+          "speedup over eager PyTorch, device time (median)",
+          {{"held_events", 10}, {"events", 2}},
+          "0123456789abcdef"};
 }
 
 std::vector<score::model_summary> rows() {

@@ -48,8 +48,8 @@ void write_bundle(const fs::path& path, const std::vector<test_value>& values) {
   arb_writer* writer = nullptr;
   ASSERT_EQ(arb_writer_open(path.c_str(), &writer), ARB_OK) << arb_last_error();
   for (const test_value& value : values) {
-    ASSERT_EQ(arb_writer_add(writer, value.kind, value.dtype, static_cast<int32_t>(value.shape.size()),
-                             value.shape.data(), value.data.data(), value.data.size()),
+    ASSERT_EQ(arb_writer_add(writer, value.kind, value.dtype, static_cast<int32_t>(value.shape.size()), value.shape.data(),
+                             value.data.data(), value.data.size()),
               ARB_OK)
         << arb_last_error();
   }
@@ -104,8 +104,7 @@ TEST(bundle, round_trips_every_kind_and_dtype) {
     EXPECT_EQ(std::vector<int64_t>(shape, shape + ndim), expected.shape) << value_idx;
     ASSERT_EQ(nbytes, expected.data.size()) << value_idx;
     std::vector<unsigned char> data(nbytes);
-    ASSERT_EQ(arb_reader_copy(reader, static_cast<int64_t>(value_idx), data.data(), nbytes), ARB_OK)
-        << arb_last_error();
+    ASSERT_EQ(arb_reader_copy(reader, static_cast<int64_t>(value_idx), data.data(), nbytes), ARB_OK) << arb_last_error();
     EXPECT_EQ(data, expected.data) << value_idx;
     // A mapping reader finds the same bytes at the value's offset in the file.
     uint64_t offset = 0;
@@ -126,7 +125,7 @@ TEST(bundle, file_layout_matches_protocol) {
   // header 16 + value header 16 + shape 8 + nbytes 8 + data 8
   ASSERT_EQ(bytes.size(), 56u);
   EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 8), "ARBB0001");
-  EXPECT_EQ(bytes[8], 1);  // count
+  EXPECT_EQ(bytes[8], 1); // count
   EXPECT_EQ(bytes[20], ARB_I32);
   EXPECT_EQ(bytes[24], 1); // ndim
   EXPECT_EQ(bytes[32], 2); // shape[0]
@@ -211,8 +210,8 @@ TEST(bundle, a_large_value_written_and_read_in_parallel_chunks_comes_back_byte_f
   std::vector<unsigned char> big((uint64_t{80} << 20) + 7);
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
   const fs::path path = temp_path("parallel.arbb");
-  write_bundle(path, {{ARB_KIND_TENSOR, ARB_U8, {3}, {1, 2, 3}},
-                      {ARB_KIND_TENSOR, ARB_U8, {static_cast<int64_t>(big.size())}, big}});
+  write_bundle(path,
+               {{ARB_KIND_TENSOR, ARB_U8, {3}, {1, 2, 3}}, {ARB_KIND_TENSOR, ARB_U8, {static_cast<int64_t>(big.size())}, big}});
   // The file itself, read in one stream: the value is its last bytes, in order.
   std::ifstream file(path, std::ios::binary);
   std::vector<unsigned char> raw((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());

@@ -128,7 +128,7 @@ TEST(arb_time, the_record_carries_the_loop_span_on_both_clocks) {
   const nlohmann::json check = nlohmann::json::parse(in)["clock_check"];
   const double sample_s = check["sample_clock_s"].get<double>();
   const double kernel_s = check["kernel_clock_s"].get<double>();
-  EXPECT_GE(sample_s, 0.1); // the loop ran to max_time
+  EXPECT_GE(sample_s, 0.1);                         // the loop ran to max_time
   EXPECT_NEAR(kernel_s, sample_s, 0.01 * sample_s); // an honest clock agrees with the kernel's
 }
 

@@ -9,7 +9,7 @@
 namespace arbiter::runtime::test_support {
 
 class process_dir {
-public:
+ public:
   explicit process_dir(const std::string& prefix)
       : m_path(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))) {
     std::filesystem::create_directories(m_path);
@@ -22,7 +22,7 @@ public:
   process_dir& operator=(const process_dir&) = delete;
   const std::filesystem::path& path() const noexcept { return m_path; }
 
-private:
+ private:
   std::filesystem::path m_path;
 };
 

@@ -21,7 +21,7 @@ namespace {
 // latency, every host call takes 100 ms; samples whose index is in throttled_at come back
 // throttled, those in capped_at power-capped at 1965 MHz (1980 otherwise).
 class fake_clock final : public sample_clock {
-public:
+ public:
   explicit fake_clock(std::vector<double> cycle_ms, bool host_latency = false)
       : m_cycle_ms(std::move(cycle_ms)), m_host_latency(host_latency) {}
   const char* device_name() const noexcept override { return "cpu"; }
@@ -47,14 +47,14 @@ public:
   std::vector<size_t> capped_at;
   size_t timed = 0;
 
-private:
+ private:
   std::vector<double> m_cycle_ms;
   bool m_host_latency;
 };
 
 // Records the windows the loop opened, as "label index" strings, checking they never nest.
 class recording_marks final : public window_marks {
-public:
+ public:
   void begin(const char* label, int64_t index) override {
     EXPECT_FALSE(open);
     open = true;
@@ -121,8 +121,13 @@ TEST(timing_loop, warms_up_then_samples_with_consecutive_call_indices) {
   fake_clock clock({1.0, 3.0});
   std::vector<int64_t> calls;
   const stop_rule rule{4, 6, 0.0, 1e9, 0.0};
-  const timing_run run = run_timing(rule, 3, clock, [&](int64_t call_idx) { calls.push_back(call_idx); return 0; },
-                                    stepping_wall(0.001));
+  const timing_run run = run_timing(
+      rule, 3, clock,
+      [&](int64_t call_idx) {
+        calls.push_back(call_idx);
+        return 0;
+      },
+      stepping_wall(0.001));
   EXPECT_EQ(run.stop, stop_reason::max_samples);
   EXPECT_EQ(run.warmup, 3);
   EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
@@ -138,8 +143,13 @@ TEST(timing_loop, warms_up_by_time_with_each_extra_call_prepared_like_a_sample) 
   // The wall steps 1 ms per read: calls 0-1 by count, then 2-4 by time (read at 0, 1 and 2 ms of
   // the timed warm-up; the read at 3 ms ends it).
   rule.warmup_time_s = 0.0025;
-  const timing_run run = run_timing(rule, 2, clock, [&](int64_t call_idx) { calls.push_back(call_idx); return 0; },
-                                    stepping_wall(0.001));
+  const timing_run run = run_timing(
+      rule, 2, clock,
+      [&](int64_t call_idx) {
+        calls.push_back(call_idx);
+        return 0;
+      },
+      stepping_wall(0.001));
   EXPECT_EQ(run.warmup, 5);
   EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(clock.prepared, (std::vector<int64_t>{2, 3, 4, 0, 1})); // warm-ups 2-4; then samples 0, 1
@@ -152,8 +162,13 @@ TEST(timing_loop, slow_first_calls_do_not_use_up_the_warm_up_by_time) {
   double now_s = 0;
   stop_rule rule{1, 1, 0.0, 1e9, 0.0};
   rule.warmup_time_s = 0.0025;
-  const timing_run run = run_timing(rule, 3, clock, [&](int64_t call_idx) { now_s += call_idx < 3 ? 1.0 : 0.001; return 0; },
-                                    [&] { return now_s; });
+  const timing_run run = run_timing(
+      rule, 3, clock,
+      [&](int64_t call_idx) {
+        now_s += call_idx < 3 ? 1.0 : 0.001;
+        return 0;
+      },
+      [&] { return now_s; });
   EXPECT_EQ(run.warmup, 6); // 3 by count, then calls 3-5 by time (at 0, 1 and 2 ms of it)
   EXPECT_EQ(run.times_ms.size(), 1u);
 }
@@ -162,7 +177,8 @@ TEST(timing_loop, warm_up_by_time_adds_a_bounded_number_of_calls) {
   fake_clock clock({1.0});
   stop_rule rule{1, 1, 0.0, 1e9, 0.0};
   rule.warmup_time_s = 1e6; // never reached: the bound ends the warm-up
-  const timing_run run = run_timing(rule, 3, clock, [](int64_t) { return 0; }, stepping_wall(0.001));
+  const timing_run run = run_timing(
+      rule, 3, clock, [](int64_t) { return 0; }, stepping_wall(0.001));
   EXPECT_EQ(run.warmup, 3 + k_max_timed_warmups);
   EXPECT_EQ(run.times_ms.size(), 1u);
 }
@@ -170,7 +186,8 @@ TEST(timing_loop, warm_up_by_time_adds_a_bounded_number_of_calls) {
 TEST(timing_loop, stops_on_noise_once_minimums_hold) {
   fake_clock clock({2.0, 2.0, 2.1});
   const stop_rule rule{5, 1000, 2.5, 1e9, 0.02};
-  const timing_run run = run_timing(rule, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
+  const timing_run run = run_timing(
+      rule, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
   EXPECT_EQ(run.stop, stop_reason::noise);
   EXPECT_EQ(run.stats.samples, 10); // min_time (10 steps of 0.25 s) binds after min_samples
   EXPECT_LE(run.stats.rel_noise, 0.02);
@@ -179,7 +196,8 @@ TEST(timing_loop, stops_on_noise_once_minimums_hold) {
 TEST(timing_loop, stops_at_max_time_when_noise_never_settles) {
   fake_clock clock({1.0, 9.0});
   const stop_rule rule{2, 1000000, 0.0, 12.5, 1e-9};
-  const timing_run run = run_timing(rule, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
+  const timing_run run = run_timing(
+      rule, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
   EXPECT_EQ(run.stop, stop_reason::max_time);
   EXPECT_EQ(run.stats.samples, 50);
 }
@@ -188,7 +206,8 @@ TEST(timing_loop, converged_run_reports_noise_on_its_last_permitted_sample) {
   fake_clock clock({2.0});
   // 131 samples: min_time is first met on the last one, which is off the re-estimation stride.
   const stop_rule rule{2, 131, 32.75, 1e9, 0.01};
-  const timing_run run = run_timing(rule, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
+  const timing_run run = run_timing(
+      rule, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.25));
   EXPECT_EQ(run.stats.samples, 131);
   EXPECT_EQ(run.stop, stop_reason::noise);
 }
@@ -197,7 +216,8 @@ TEST(timing_loop, callback_failure_throws_with_the_call_index) {
   fake_clock clock({1.0});
   const stop_rule rule{5, 10, 0.0, 1e9, 0.0};
   try {
-    run_timing(rule, 2, clock, [](int64_t call_idx) { return call_idx == 4 ? 7 : 0; }, stepping_wall(0.001));
+    run_timing(
+        rule, 2, clock, [](int64_t call_idx) { return call_idx == 4 ? 7 : 0; }, stepping_wall(0.001));
     FAIL() << "expected a failure";
   } catch (const std::runtime_error& failure) {
     EXPECT_NE(std::string(failure.what()).find("forward call 4"), std::string::npos) << failure.what();
@@ -226,12 +246,20 @@ TEST(timing_loop, rests_after_each_paced_call_for_its_ratio_of_the_calls_wall_ti
   double now_s = 0;
   std::vector<double> rests;
   timing_hooks hooks;
-  hooks.rest = [&](double seconds) { rests.push_back(seconds); now_s += seconds; };
+  hooks.rest = [&](double seconds) {
+    rests.push_back(seconds);
+    now_s += seconds;
+  };
   stop_rule rule{5, 5, 0.0, 1e9, 0.0};
   rule.warmup_time_s = 0.006; // timed warm-ups at 0 and 5 ms of it (2 ms call, 3 ms rest); 7 ms ends it
   rule.rest_ratio = 1.5;
-  const timing_run run = run_timing(rule, 2, clock, [&](int64_t) { now_s += 0.002; return 0; },
-                                    [&] { return now_s; }, hooks);
+  const timing_run run = run_timing(
+      rule, 2, clock,
+      [&](int64_t) {
+        now_s += 0.002;
+        return 0;
+      },
+      [&] { return now_s; }, hooks);
   EXPECT_EQ(run.warmup, 4);
   EXPECT_EQ(run.times_ms.size(), 5u);
   EXPECT_EQ(run.host_ms.size(), 2u);
@@ -252,8 +280,13 @@ TEST(timing_loop, a_rest_never_carries_the_sampling_past_its_max_time) {
   hooks.rest = [&](double seconds) { now_s += seconds; };
   stop_rule rule{1, 1000, 0.0, 1.25, 0.0};
   rule.rest_ratio = 1.0;
-  const timing_run run = run_timing(rule, 0, clock, [&](int64_t) { now_s += 1.0; return 0; },
-                                    [&] { return now_s; }, hooks);
+  const timing_run run = run_timing(
+      rule, 0, clock,
+      [&](int64_t) {
+        now_s += 1.0;
+        return 0;
+      },
+      [&] { return now_s; }, hooks);
   EXPECT_EQ(run.stop, stop_reason::max_time);
   EXPECT_EQ(run.times_ms.size(), 1u);
   EXPECT_DOUBLE_EQ(run.rest_s, 0.25);
@@ -270,8 +303,13 @@ TEST(timing_loop, rests_count_toward_the_sampling_time) {
     hooks.rest = [&](double seconds) { now_s += seconds; };
     stop_rule rule{1, 100000, 0.0, 1.0, 0.0};
     rule.rest_ratio = rest_ratio;
-    const timing_run run = run_timing(rule, 0, clock, [&](int64_t) { now_s += 0.0078125; return 0; },
-                                      [&] { return now_s; }, hooks);
+    const timing_run run = run_timing(
+        rule, 0, clock,
+        [&](int64_t) {
+          now_s += 0.0078125;
+          return 0;
+        },
+        [&] { return now_s; }, hooks);
     EXPECT_EQ(run.stop, stop_reason::max_time);
     return run.times_ms.size();
   };
@@ -284,12 +322,17 @@ TEST(timing_loop, host_latency_every_fourth_sample_in_its_own_window) {
   recording_marks marks;
   std::vector<int64_t> calls;
   const timing_run run = run_timing(stop_rule{5, 5, 0.0, 1e9, 0.0}, 1, clock,
-                                    [&](int64_t call_idx) { calls.push_back(call_idx); return 0; }, stepping_wall(0.001), {&marks, {}});
+                                    [&](int64_t call_idx) {
+                                      calls.push_back(call_idx);
+                                      return 0;
+                                    },
+                                    stepping_wall(0.001), {&marks, {}});
   EXPECT_EQ(run.times_ms.size(), 5u);
-  EXPECT_EQ(run.host_ms, (std::vector<double>{100.0, 100.0})); // after samples 0 and 4
+  EXPECT_EQ(run.host_ms, (std::vector<double>{100.0, 100.0}));      // after samples 0 and 4
   EXPECT_EQ(calls, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7})); // one index per call, host calls included
-  EXPECT_EQ(marks.windows, (std::vector<std::string>{"warmup 0", "sample 0", "latency 0", "sample 1", "sample 2",
-                                                      "sample 3", "sample 4", "latency 4"}));
+  EXPECT_EQ(marks.windows,
+            (std::vector<std::string>{"warmup 0", "sample 0", "latency 0", "sample 1", "sample 2", "sample 3", "sample 4",
+                                      "latency 4"}));
   EXPECT_FALSE(marks.open);
   EXPECT_EQ(run.held, 5);
   EXPECT_EQ(std::count_if(run.sample_sm_mhz.begin(), run.sample_sm_mhz.end(), [](unsigned mhz) { return mhz != 0; }), 5);
@@ -304,18 +347,20 @@ TEST(timing_loop, the_after_call_hook_runs_outside_every_window) {
                        after.push_back(call_idx);
                        return 0;
                      }};
-  run_timing(stop_rule{2, 2, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.001), hooks);
+  run_timing(
+      stop_rule{2, 2, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.001), hooks);
   EXPECT_EQ(after, (std::vector<int64_t>{0, 1, 2, 3})); // warm-up, sample 0, its latency call, sample 1
   hooks.after_call = [](int64_t call_idx) { return call_idx == 2 ? 1 : 0; };
-  EXPECT_THROW(run_timing(stop_rule{2, 2, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.001), hooks),
+  EXPECT_THROW(run_timing(
+                   stop_rule{2, 2, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.001), hooks),
                std::runtime_error);
 }
 
 TEST(timing_loop, throttled_samples_are_discarded_and_counted) {
   fake_clock clock({1.0, 50.0});
   clock.throttled_at = {1, 3, 5}; // the 50 ms ones
-  const timing_run run = run_timing(stop_rule{4, 4, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; },
-                                    stepping_wall(0.001));
+  const timing_run run = run_timing(
+      stop_rule{4, 4, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.001));
   EXPECT_EQ(run.times_ms, (std::vector<double>{1, 1, 1, 1}));
   EXPECT_EQ(run.throttled_ms, (std::vector<double>{50, 50, 50}));
   EXPECT_FALSE(run.all_throttled);
@@ -329,8 +374,8 @@ TEST(timing_loop, throttled_samples_are_discarded_and_counted) {
 TEST(timing_loop, a_run_that_only_throttled_reports_its_samples_flagged) {
   fake_clock clock({3.0});
   clock.throttled_at = {0, 1, 2, 3, 4, 5, 6, 7};
-  const timing_run run = run_timing(stop_rule{2, 8, 0.0, 0.004, 0.0}, 0, clock, [](int64_t) { return 0; },
-                                    stepping_wall(0.001));
+  const timing_run run = run_timing(
+      stop_rule{2, 8, 0.0, 0.004, 0.0}, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.001));
   EXPECT_TRUE(run.all_throttled);
   EXPECT_EQ(run.stop, stop_reason::max_time);
   EXPECT_DOUBLE_EQ(run.stats.median_ms, 3.0);
@@ -343,8 +388,8 @@ TEST(timing_loop, each_samples_clock_state_is_recorded_by_its_index) {
   fake_clock clock({1.0, 1.0, 1.2});
   clock.capped_at = {2, 5, 8, 11}; // the 1.2 ms ones
   clock.throttled_at = {4};
-  const timing_run run = run_timing(stop_rule{6, 12, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; },
-                                    stepping_wall(0.001));
+  const timing_run run = run_timing(
+      stop_rule{6, 12, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.001));
   EXPECT_EQ(run.power_capped, 4);
   EXPECT_EQ(run.times_ms.size(), 12u); // 13 taken, the throttled one left out; capped ones count
   const nlohmann::json doc = nlohmann::json::parse(timing_json(run));
@@ -368,8 +413,8 @@ TEST(timing_json, has_the_protocol_fields) {
   EXPECT_EQ(doc["max_ms"], 3.0);
   EXPECT_EQ(doc["stop"], "max_samples");
   EXPECT_EQ(doc["times_ms"], (std::vector<double>{1, 2, 3}));
-  for (const char* key : {"p90_ms", "mean_ms", "min_ms", "rel_noise", "method", "held_samples", "floor_ms",
-                          "host_median_ms", "throttled_samples", "clock_monitor", "sm_clock_mhz", "host_ms"})
+  for (const char* key : {"p90_ms", "mean_ms", "min_ms", "rel_noise", "method", "held_samples", "floor_ms", "host_median_ms",
+                          "throttled_samples", "clock_monitor", "sm_clock_mhz", "host_ms"})
     EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_TRUE(doc["host_median_ms"].is_null()); // no host latency on this clock
   EXPECT_EQ(doc["floor_ms"], 0.001);
@@ -383,16 +428,16 @@ TEST(timing_json, clock_check_spans_the_sampling_loop_on_both_clocks) {
   timing_hooks hooks;
   hooks.kernel_clock = stepping_wall(5.0); // read twice: a span of 5 s
   // Wall reads: 0.25 before sample 0, one after each of 4 samples, one more at the stop: 1.25 s.
-  const timing_run run = run_timing(stop_rule{4, 4, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; },
-                                    stepping_wall(0.25), hooks);
+  const timing_run run = run_timing(
+      stop_rule{4, 4, 0.0, 1e9, 0.0}, 1, clock, [](int64_t) { return 0; }, stepping_wall(0.25), hooks);
   const nlohmann::json check = nlohmann::json::parse(timing_json(run))["clock_check"];
   EXPECT_DOUBLE_EQ(check["sample_clock_s"].get<double>(), 1.25);
   EXPECT_DOUBLE_EQ(check["kernel_clock_s"].get<double>(), 5.0); // a sample clock running 4x slow
   EXPECT_EQ(check["kernel_read"], kernel_clock_source());
 
   hooks.kernel_clock = nullptr;
-  const timing_run unchecked = run_timing(stop_rule{1, 1, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; },
-                                          stepping_wall(0.25), hooks);
+  const timing_run unchecked = run_timing(
+      stop_rule{1, 1, 0.0, 1e9, 0.0}, 0, clock, [](int64_t) { return 0; }, stepping_wall(0.25), hooks);
   EXPECT_TRUE(nlohmann::json::parse(timing_json(unchecked))["clock_check"]["kernel_clock_s"].is_null());
 }
 

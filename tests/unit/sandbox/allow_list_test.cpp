@@ -43,7 +43,7 @@ int processes_with(const std::string& marker) {
 std::string engine_name(isolation_engine engine) { return engine == isolation_engine::native ? "native" : "bubblewrap"; }
 
 class allow_list_test : public ::testing::TestWithParam<isolation_engine> {
-protected:
+ protected:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "skipped: isolation needs root";
     if (GetParam() == isolation_engine::bubblewrap && describe_host_isolation().engine != "bubblewrap")
@@ -113,16 +113,19 @@ TEST_P(allow_list_test, sees_only_its_own_processes) {
 }
 
 TEST_P(allow_list_test, root_holds_only_the_allow_list) {
-  auto const out = run_ok("ls -A /; echo --; ls -A " + m_dir.string() + "; echo --; cat " + (m_dir / "project/src/secret.cpp").string() +
-                          " || echo NO-PROJECT; ls /root /home /run/user 2>&1 | head -3; echo end");
+  auto const out =
+      run_ok("ls -A /; echo --; ls -A " + m_dir.string() + "; echo --; cat " + (m_dir / "project/src/secret.cpp").string() +
+             " || echo NO-PROJECT; ls /root /home /run/user 2>&1 | head -3; echo end");
   EXPECT_NE(out.find("NO-PROJECT"), std::string::npos) << out;
   EXPECT_EQ(out.find("\nsecret"), std::string::npos) << out;
   if (GetParam() != isolation_engine::bubblewrap) return; // the hand-written engine hides a deny-list only
   std::istringstream lines(out);
   std::set<std::string> root;
   for (std::string line; std::getline(lines, line) && line != "--";) root.insert(line);
-  std::set<std::string> const allowed{"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "tmp", "usr",
-                                      "var", "run", m_dir.begin()->string() == "/" ? std::next(m_dir.begin())->string() : ""};
+  std::set<std::string> const allowed{
+      "bin",   "dev",    "etc",  "lib",  "lib32",
+      "lib64", "libx32", "proc", "sbin", "sys",
+      "tmp",   "usr",    "var",  "run",  m_dir.begin()->string() == "/" ? std::next(m_dir.begin())->string() : ""};
   for (auto const& entry : root) EXPECT_TRUE(allowed.count(entry)) << "/" << entry << " is visible:\n" << out;
   EXPECT_FALSE(root.count("home")) << out;
   EXPECT_FALSE(root.count("root")) << out;
@@ -141,8 +144,8 @@ TEST_P(allow_list_test, leaves_nothing_outside_its_folder) {
 TEST_P(allow_list_test, no_process_outlives_the_run) {
   std::string const marker = std::to_string(30 + ::getpid() % 1000) + ".7071";
   auto const start = std::chrono::steady_clock::now();
-  auto const result =
-      run(isolated("setsid sleep " + marker + " </dev/null >/dev/null 2>&1 & setsid sh -c 'sleep " + marker + "' & sleep 0.2; echo forked"));
+  auto const result = run(isolated("setsid sleep " + marker + " </dev/null >/dev/null 2>&1 & setsid sh -c 'sleep " + marker +
+                                   "' & sleep 0.2; echo forked"));
   EXPECT_EQ(describe(result), "exited with status 0") << read_file(m_dir / "log");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   // Under bubblewrap the namespace's init holds them until the supervisor has looked: both are
@@ -179,18 +182,18 @@ TEST_P(allow_list_test, work_folder_past_its_cap_is_trimmed_and_said) {
 
 TEST_P(allow_list_test, seccomp_denies_tracing_and_inet_sockets) {
   if (!describe_host_isolation().seccomp) GTEST_SKIP() << "skipped: " << describe_host_isolation().seccomp_note;
-  auto const out = run_ok(
-      "python3 -c '\n"
-      "import ctypes, os, socket\n"
-      "libc = ctypes.CDLL(None, use_errno=True)\n"
-      "for family, name in ((socket.AF_INET, \"inet\"), (socket.AF_INET6, \"inet6\"), (socket.AF_UNIX, \"unix\")):\n"
-      "    try:\n"
-      "        socket.socket(family, socket.SOCK_STREAM).close(); print(name, \"allowed\")\n"
-      "    except OSError as e:\n"
-      "        print(name, \"errno\", e.errno)\n"
-      "print(\"ptrace\", libc.ptrace(0, 0, 0, 0), ctypes.get_errno())\n"
-      "print(\"unshare\", libc.unshare(0x20000000), ctypes.get_errno())\n"
-      "'");
+  auto const out =
+      run_ok("python3 -c '\n"
+             "import ctypes, os, socket\n"
+             "libc = ctypes.CDLL(None, use_errno=True)\n"
+             "for family, name in ((socket.AF_INET, \"inet\"), (socket.AF_INET6, \"inet6\"), (socket.AF_UNIX, \"unix\")):\n"
+             "    try:\n"
+             "        socket.socket(family, socket.SOCK_STREAM).close(); print(name, \"allowed\")\n"
+             "    except OSError as e:\n"
+             "        print(name, \"errno\", e.errno)\n"
+             "print(\"ptrace\", libc.ptrace(0, 0, 0, 0), ctypes.get_errno())\n"
+             "print(\"unshare\", libc.unshare(0x20000000), ctypes.get_errno())\n"
+             "'");
   EXPECT_NE(out.find("inet errno 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("inet6 errno 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("unix allowed\n"), std::string::npos) << out;
@@ -220,9 +223,11 @@ TEST_P(allow_list_test, runs_in_a_cgroup_of_its_own_where_the_host_has_one) {
   bool const layered = std::any_of(result.isolation_layers.begin(), result.isolation_layers.end(),
                                    [](const std::string& layer) { return layer.rfind("cgroup", 0) == 0; });
   EXPECT_TRUE(layered) << result.isolation_missing;
-  EXPECT_NE(read_file(m_dir / "log").find("arbiter-" + std::to_string(::getpid()) + "-"), std::string::npos) << read_file(m_dir / "log");
+  EXPECT_NE(read_file(m_dir / "log").find("arbiter-" + std::to_string(::getpid()) + "-"), std::string::npos)
+      << read_file(m_dir / "log");
   for (auto const& entry : fs::directory_iterator(host.cgroup_parent)) // removed once the run ended
-    EXPECT_EQ(entry.path().filename().string().rfind("arbiter-" + std::to_string(::getpid()) + "-", 0), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().filename().string().rfind("arbiter-" + std::to_string(::getpid()) + "-", 0), std::string::npos)
+        << entry.path();
 }
 
 INSTANTIATE_TEST_SUITE_P(engines, allow_list_test, ::testing::Values(isolation_engine::bubblewrap, isolation_engine::native),

@@ -18,7 +18,7 @@ using namespace arbiter::sandbox::detail;
 namespace {
 
 class bwrap_plan_test : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "arbiter-bwrap-plan-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
@@ -101,7 +101,8 @@ TEST_F(bwrap_plan_test, scratch_is_a_size_capped_tmpfs) {
 
 TEST_F(bwrap_plan_test, hides_what_lies_inside_a_bound_path_and_binds_back_below_it) {
   auto const argv = bwrap_argv(wanted(), request());
-  std::string const venv = (m_dir / "venv").string(), suite = (m_dir / "venv/suite").string(), keep = (m_dir / "venv/suite/keep").string();
+  std::string const venv = (m_dir / "venv").string(), suite = (m_dir / "venv/suite").string(),
+                    keep = (m_dir / "venv/suite/keep").string();
   long const bind_venv = find(argv, {"--ro-bind", venv, venv});
   long const hide_suite = find(argv, {"--perms", "0755", "--tmpfs", suite});
   long const bind_keep = find(argv, {"--ro-bind", keep, keep});
@@ -138,7 +139,8 @@ TEST(bwrap_toolchain, binds_what_the_environment_names) {
                                       {"CC", "/opt/gcc/bin/gcc"},
                                       {"CXX", "/opt/llvm/clang++"},
                                       {"HOME", "/home/someone"}});
-  std::vector<std::string> const expected{"/opt/venv/bin", "/usr/bin", "/opt/cuda/lib64", "/usr/local/cuda", "/opt/gcc", "/opt/llvm"};
+  std::vector<std::string> const expected{"/opt/venv/bin",   "/usr/bin", "/opt/cuda/lib64",
+                                          "/usr/local/cuda", "/opt/gcc", "/opt/llvm"};
   EXPECT_EQ(paths, expected);
   EXPECT_TRUE(toolchain_paths({{"CC", "gcc"}}).empty()); // looked up on PATH: nothing of its own
 }

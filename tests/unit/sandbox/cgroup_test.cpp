@@ -33,7 +33,7 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 
 /// A cgroup with a one-core quota and a process cap, or a skip with the reason.
 class cgroup_test : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     if (::geteuid() != 0) GTEST_SKIP() << "skipped: cgroups need root";
     detail::cgroup_limits limits;

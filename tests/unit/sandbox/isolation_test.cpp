@@ -31,7 +31,7 @@ void write_file(const fs::path& path, const std::string& text) {
 /// A grader's folder (data/) with expected outputs and a database, an evaluation folder the
 /// candidate may write, and an exchange folder it may only read.
 class isolation_test : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "arbiter-isolation-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
@@ -79,7 +79,7 @@ protected:
   posix_process_runner m_runner;
 };
 
-#define ARB_NEEDS_ROOT()                                                  \
+#define ARB_NEEDS_ROOT()                                                                                                         \
   if (::geteuid() != 0) GTEST_SKIP() << "skipped: isolation needs root"
 
 } // namespace
@@ -93,29 +93,31 @@ TEST_F(isolation_test, runs_as_the_sandbox_user_without_new_privileges) {
 
 TEST_F(isolation_test, cannot_read_hidden_files) {
   ARB_NEEDS_ROOT();
-  auto const out = run_isolated(
-      "cat ../../../reference/r1/expected/outputs.arbb && echo READ-EXPECTED; "
-      "cat ../../2/work/kernel.py && echo READ-OTHER; "
-      "echo db=$(cat ../../../../results.db); echo evals=$(ls ../..); echo ref=$(ls ../../../reference/r1)");
+  auto const out =
+      run_isolated("cat ../../../reference/r1/expected/outputs.arbb && echo READ-EXPECTED; "
+                   "cat ../../2/work/kernel.py && echo READ-OTHER; "
+                   "echo db=$(cat ../../../../results.db); echo evals=$(ls ../..); echo ref=$(ls ../../../reference/r1)");
   EXPECT_EQ(out.find("READ-EXPECTED"), std::string::npos) << out;
   EXPECT_EQ(out.find("READ-OTHER"), std::string::npos) << out;
   EXPECT_NE(out.find("No such file or directory"), std::string::npos) << out;
-  EXPECT_NE(out.find("db=\n"), std::string::npos) << out; // the database reads empty
-  EXPECT_NE(out.find("evals=1\n"), std::string::npos) << out;   // only its own evaluation
+  EXPECT_NE(out.find("db=\n"), std::string::npos) << out;          // the database reads empty
+  EXPECT_NE(out.find("evals=1\n"), std::string::npos) << out;      // only its own evaluation
   EXPECT_NE(out.find("ref=exchange\n"), std::string::npos) << out; // no expected/ beside it
   EXPECT_EQ(read_file(m_dir / "results.db"), "database");
 }
 
 TEST_F(isolation_test, writes_only_its_own_folder) {
   ARB_NEEDS_ROOT();
-  auto const out = run_isolated(
-      "echo mine > own.txt && echo WROTE-OWN; "
-      "cat ../../../reference/r1/exchange/inputs.arbb && echo; "
-      "echo x > ../../../reference/r1/exchange/inputs.arbb || echo EXCHANGE-READ-ONLY; "
-      "echo x > ../job.json || echo JOB-READ-ONLY; "
-      "echo x > ../../3.txt || echo EVALS-READ-ONLY; "
-      "echo x > " + (m_dir / "planted").string() + " || echo OUTSIDE-DENIED; "
-      "echo x > " + (m_dir / "results.db").string() + " || echo DB-DENIED");
+  auto const out = run_isolated("echo mine > own.txt && echo WROTE-OWN; "
+                                "cat ../../../reference/r1/exchange/inputs.arbb && echo; "
+                                "echo x > ../../../reference/r1/exchange/inputs.arbb || echo EXCHANGE-READ-ONLY; "
+                                "echo x > ../job.json || echo JOB-READ-ONLY; "
+                                "echo x > ../../3.txt || echo EVALS-READ-ONLY; "
+                                "echo x > " +
+                                (m_dir / "planted").string() +
+                                " || echo OUTSIDE-DENIED; "
+                                "echo x > " +
+                                (m_dir / "results.db").string() + " || echo DB-DENIED");
   EXPECT_NE(out.find("WROTE-OWN"), std::string::npos) << out;
   EXPECT_NE(out.find("inputs"), std::string::npos) << out;
   for (const char* denied : {"EXCHANGE-READ-ONLY", "JOB-READ-ONLY", "EVALS-READ-ONLY", "OUTSIDE-DENIED", "DB-DENIED"})
@@ -139,16 +141,15 @@ TEST_F(isolation_test, scratch_folder_is_private) {
 
 TEST_F(isolation_test, has_no_network_but_a_down_loopback) {
   ARB_NEEDS_ROOT();
-  auto const out = run_isolated(
-      "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
-      "python3 -c 'import socket\n"
-      "s = socket.socket()\n"
-      "s.settimeout(2)\n"
-      "try:\n"
-      "    s.connect((\"192.0.2.1\", 80)); print(\"CONNECTED\")\n"
-      "except OSError as e:\n"
-      "    print(\"connect failed:\", e.errno)'",
-      false);
+  auto const out = run_isolated("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; "
+                                "python3 -c 'import socket\n"
+                                "s = socket.socket()\n"
+                                "s.settimeout(2)\n"
+                                "try:\n"
+                                "    s.connect((\"192.0.2.1\", 80)); print(\"CONNECTED\")\n"
+                                "except OSError as e:\n"
+                                "    print(\"connect failed:\", e.errno)'",
+                                false);
   EXPECT_EQ(out.find("CONNECTED"), std::string::npos) << out;
   EXPECT_NE(out.find("connect failed: 101"), std::string::npos) << out; // ENETUNREACH
   std::istringstream lines(out);

@@ -47,7 +47,7 @@ void expect_held_and_let_go(const process_access& access) {
 }
 
 class process_access_test : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     m_dir = fs::temp_directory_path() / ("arbiter_access_" + std::to_string(::getpid()));
     fs::create_directories(m_dir);
@@ -66,7 +66,7 @@ TEST_F(process_access_test, an_unisolated_process_is_held_by_signals_and_found_b
   expect_held_and_let_go(access);
   ASSERT_TRUE(access.host_pid);
   EXPECT_FALSE(access.host_pid(::getpid())); // not one of its processes
-  started->finish(); // the timeout ends it
+  started->finish();                         // the timeout ends it
 }
 
 TEST_F(process_access_test, its_threads_are_read_from_outside_with_how_long_each_ran) {

@@ -42,7 +42,7 @@ bool process_dead(pid_t pid) {
 }
 
 class process_test : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     std::string pattern = (fs::temp_directory_path() / "arbiter-sandbox-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
@@ -112,8 +112,7 @@ TEST_F(process_test, kills_background_children_holding_the_pipe) {
 
 TEST_F(process_test, kills_background_children_detached_from_the_pipe) {
   auto const pid_file = m_dir / "pid";
-  auto const result =
-      m_runner.run(shell("sleep 100 >/dev/null 2>&1 & echo $! > " + pid_file.string() + "; exit 0"));
+  auto const result = m_runner.run(shell("sleep 100 >/dev/null 2>&1 & echo $! > " + pid_file.string() + "; exit 0"));
   EXPECT_EQ(result.end, process_end::exited);
   pid_t const grandchild = std::stoi(read_file(pid_file));
   EXPECT_TRUE(process_dead(grandchild));
@@ -137,8 +136,7 @@ TEST_F(process_test, truncates_a_flood_to_head_and_tail) {
   EXPECT_TRUE(result.truncated);
   std::string full;
   for (int line_idx = 0; line_idx < 500000; ++line_idx) full += "abcdefghi\n";
-  std::string const expected =
-      full.substr(0, 1000) + "\n[... 4996995 bytes elided ...]\n" + full.substr(full.size() - 2005);
+  std::string const expected = full.substr(0, 1000) + "\n[... 4996995 bytes elided ...]\n" + full.substr(full.size() - 2005);
   EXPECT_EQ(log(), expected);
 }
 
@@ -176,8 +174,7 @@ TEST_F(process_test, missing_program_fails_to_start) {
   auto const result = m_runner.run(spec);
   EXPECT_EQ(result.end, process_end::failed_to_start);
   EXPECT_NE(result.error.find("No such file or directory"), std::string::npos) << result.error;
-  EXPECT_EQ(describe(result).rfind("failed to start: cannot execute 'arbiter-no-such-program'", 0), 0u)
-      << describe(result);
+  EXPECT_EQ(describe(result).rfind("failed to start: cannot execute 'arbiter-no-such-program'", 0), 0u) << describe(result);
 }
 
 TEST_F(process_test, missing_cwd_fails_to_start) {
@@ -292,7 +289,8 @@ bool appears(const fs::path& path) {
 TEST_F(process_test, started_process_waits_at_its_gate_until_finish) {
   auto const ready = m_dir / "ready";
   auto const after = m_dir / "after";
-  auto started = m_runner.start(shell("touch " + ready.string() + "; read -r x <&4; touch " + after.string() + "; echo \"got $x\""));
+  auto started =
+      m_runner.start(shell("touch " + ready.string() + "; read -r x <&4; touch " + after.string() + "; echo \"got $x\""));
   ASSERT_TRUE(appears(ready));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_FALSE(fs::exists(after)); // still behind the gate
@@ -351,7 +349,8 @@ TEST_F(process_test, gate_is_descriptor_4_beside_the_channel) {
 }
 
 TEST_F(process_test, gate_without_a_channel_leaves_descriptor_3_closed) {
-  auto const result = m_runner.start(shell("{ printf x >&3; } 2>/dev/null && echo open || echo closed; read -r x <&4; echo $x"))->finish();
+  auto const result =
+      m_runner.start(shell("{ printf x >&3; } 2>/dev/null && echo open || echo closed; read -r x <&4; echo $x"))->finish();
   ASSERT_EQ(result.end, process_end::exited);
   EXPECT_EQ(log(), "closed\n1\n");
 }
@@ -366,7 +365,7 @@ TEST_F(process_test, failed_start_is_reported_by_finish) {
 
 /// A runner without gates: counts the processes it was asked to run.
 class counting_runner final : public process_runner {
-public:
+ public:
   process_result run(const process_spec&) override {
     ++runs;
     process_result result;

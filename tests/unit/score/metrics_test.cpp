@@ -86,13 +86,13 @@ TEST(metrics, a_reading_within_a_nanosecond_of_a_step_is_read_as_that_step) {
 }
 
 TEST(metrics, pass_at_k_matches_hand_computed_values) {
-  EXPECT_DOUBLE_EQ(score::pass_at_k(10, 3, 1), 0.3);  // 1 - 7/10
-  EXPECT_DOUBLE_EQ(score::pass_at_k(5, 2, 2), 0.7);   // 1 - C(3,2)/C(5,2) = 1 - 3/10
-  EXPECT_DOUBLE_EQ(score::pass_at_k(10, 1, 5), 0.5);  // 1 - C(9,5)/C(10,5) = 1 - 126/252
-  EXPECT_DOUBLE_EQ(score::pass_at_k(4, 2, 3), 1.0);   // n - c < k: every draw of 3 holds a pass
+  EXPECT_DOUBLE_EQ(score::pass_at_k(10, 3, 1), 0.3); // 1 - 7/10
+  EXPECT_DOUBLE_EQ(score::pass_at_k(5, 2, 2), 0.7);  // 1 - C(3,2)/C(5,2) = 1 - 3/10
+  EXPECT_DOUBLE_EQ(score::pass_at_k(10, 1, 5), 0.5); // 1 - C(9,5)/C(10,5) = 1 - 126/252
+  EXPECT_DOUBLE_EQ(score::pass_at_k(4, 2, 3), 1.0);  // n - c < k: every draw of 3 holds a pass
   EXPECT_DOUBLE_EQ(score::pass_at_k(4, 0, 1), 0.0);
   EXPECT_DOUBLE_EQ(score::pass_at_k(1, 1, 1), 1.0);
-  EXPECT_DOUBLE_EQ(score::pass_at_k(3, 0, 5), 0.0);   // k > n, nothing passed
+  EXPECT_DOUBLE_EQ(score::pass_at_k(3, 0, 5), 0.0); // k > n, nothing passed
 }
 
 TEST(metrics, pass_at_k_is_stable_for_large_n) {
@@ -194,9 +194,7 @@ TEST(metrics, summarize_denominator_never_below_problems_seen) {
   EXPECT_DOUBLE_EQ(wider[0].kernelarena_score, 2.25);
 }
 
-TEST(metrics, summarize_empty) {
-  EXPECT_TRUE(score::summarize({}, 3).empty());
-}
+TEST(metrics, summarize_empty) { EXPECT_TRUE(score::summarize({}, 3).empty()); }
 
 TEST(metrics, model_pass_at_k_averages_over_all_problems) {
   // alpha: p1 1 of 2, p2 1 of 1, p3 1 of 2, p4 0 of 2.
@@ -224,8 +222,7 @@ store::evaluation_row evaluation(const std::string& model, const std::string& pr
   return e;
 }
 
-const model_summary& summary_of(const std::vector<model_summary>& rows, const std::string& model,
-                                const std::string& harness) {
+const model_summary& summary_of(const std::vector<model_summary>& rows, const std::string& model, const std::string& harness) {
   for (const auto& row : rows)
     if (row.model == model && row.harness == harness) return row;
   throw std::runtime_error("no row " + model + " · " + harness);
@@ -278,7 +275,8 @@ TEST(spend, sums_keep_known_parts_and_divide_by_solved) {
 }
 
 TEST(metrics, summarize_evaluations_splits_a_model_by_harness_and_sums_its_sessions) {
-  const std::string basic = R"({"harness":"arbiter-basic","tokens":{"input":1000,"output":100,"cache_read":500},"cost_usd":0.2,"wall_s":60})";
+  const std::string basic =
+      R"({"harness":"arbiter-basic","tokens":{"input":1000,"output":100,"cache_read":500},"cost_usd":0.2,"wall_s":60})";
   const std::string claude = R"({"harness":"claude-code","tokens":{"input":10,"output":90},"wall_s":30})";
   std::vector<store::evaluation_row> evaluations{
       evaluation("m", "a", 0, verdict::passed, basic, 2.0),
@@ -341,20 +339,22 @@ TEST(metrics, summarize_evaluations_counts_those_judged_under_another_guard) {
 // ---- what the leaderboard ranks by -------------------------------------------------------------
 
 TEST(ranking, names_the_baseline_and_the_one_method) {
-  const auto r = score::describe_ranking("cuda", {{"candidate", "", "cuda_event", "held_events", 6},
-                                                  {"baseline", "eager", "cuda_event", "held_events", 6}});
+  const auto r = score::describe_ranking(
+      "cuda", {{"candidate", "", "cuda_event", "held_events", 6}, {"baseline", "eager", "cuda_event", "held_events", 6}});
   EXPECT_EQ(r.baseline, "eager");
   EXPECT_EQ(r.clock, "device");
   ASSERT_EQ(r.methods.size(), 1u);
   EXPECT_EQ(r.methods[0], (std::pair<std::string, std::int64_t>{"held_events", 12}));
-  EXPECT_EQ(r.sentence, "speedup over eager PyTorch (the reference in a separate process): median device time "
-                        "(held events) per shape on cuda, geometric mean over shapes");
+  EXPECT_EQ(r.sentence,
+            "speedup over eager PyTorch (the reference in a separate process): median device time "
+            "(held events) per shape on cuda, geometric mean over shapes");
 }
 
 TEST(ranking, counts_a_fallback_and_timings_from_before_methods_were_kept) {
-  const auto r = score::describe_ranking("cuda", {{"candidate", "", "cuda_event", "held_events", 9},
-                                                  {"baseline", "eager", "cuda_event", "events", 2},
-                                                  {"candidate", "", "cuda_event", "", 1}});
+  const auto r = score::describe_ranking("cuda",
+                                         {{"candidate", "", "cuda_event", "held_events", 9},
+                                          {"baseline", "eager", "cuda_event", "events", 2},
+                                          {"candidate", "", "cuda_event", "", 1}});
   ASSERT_EQ(r.methods.size(), 2u);
   EXPECT_EQ(r.methods[1], (std::pair<std::string, std::int64_t>{"events", 3}));
   EXPECT_NE(r.sentence.find("device time (held events: 9 of 12 timings; events: 3)"), std::string::npos) << r.sentence;

@@ -19,16 +19,15 @@ TEST(highlight, marks_python_keywords_strings_comments_and_numbers) {
 }
 
 TEST(highlight, marks_cuda_preprocessor_qualifiers_and_block_comments) {
-  const std::string html = highlight("#include <cuda.h>\n/* a\n b */ __global__ void k(float* x) { x[threadIdx.x] = 0; }", "cuda");
+  const std::string html =
+      highlight("#include <cuda.h>\n/* a\n b */ __global__ void k(float* x) { x[threadIdx.x] = 0; }", "cuda");
   EXPECT_NE(html.find("<span class=\"t-p\">#include &lt;cuda.h&gt;</span>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"t-c\">/* a\n b */</span>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"t-k\">__global__</span>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"t-b\">threadIdx</span>"), std::string::npos);
 }
 
-TEST(highlight, escapes_unknown_languages_without_markup) {
-  EXPECT_EQ(highlight("<script>", "text"), "&lt;script&gt;");
-}
+TEST(highlight, escapes_unknown_languages_without_markup) { EXPECT_EQ(highlight("<script>", "text"), "&lt;script&gt;"); }
 
 TEST(diff, keeps_common_lines_and_marks_changes) {
   const auto lines = diff_lines("a\nb\nc\n", "a\nx\nc\nd\n");

@@ -15,7 +15,7 @@ using arbiter::server::json;
 namespace {
 
 class views : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     m_dir = fs::temp_directory_path() / ("arbiter_views_" + std::to_string(::getpid()) + "_" + info->name());
@@ -30,12 +30,15 @@ protected:
                 const std::string& meta = "{}") {
     const auto problem_id = m_problems.at(problem);
     const auto model_id = m_db->upsert_model(model, "org-" + model);
-    const auto solution = m_db->upsert_solution(problem_id, model_id, {model, 0, problem + model, (m_dir / model).string(), meta});
+    const auto solution =
+        m_db->upsert_solution(problem_id, model_id, {model, 0, problem + model, (m_dir / model).string(), meta});
     const auto id = m_db->begin_evaluation(m_campaign, solution);
     store::evaluation_result r;
     r.result = {v, v == verdict::passed ? "all cases within tolerance" : "case 0: max abs error 3"};
     r.speedup = speedup;
-    if (speedup) r.measurements.push_back({"n1k", "candidate", "", "host", 1.0 / *speedup, 0.9 / *speedup, 1.1 / *speedup, 1.0, 0.01, 10, speedup, "steady_clock", std::nullopt, 0, std::nullopt, 0});
+    if (speedup)
+      r.measurements.push_back({"n1k", "candidate", "", "host", 1.0 / *speedup, 0.9 / *speedup, 1.1 / *speedup, 1.0, 0.01, 10,
+                                speedup, "steady_clock", std::nullopt, 0, std::nullopt, 0});
     m_db->finish_evaluation(id, r);
   }
 
@@ -50,8 +53,9 @@ protected:
     wanted.device = "cpu";
     wanted.hardware_id = m_db->upsert_hardware(hw);
     m_campaign = m_db->open_campaign(wanted).id;
-    m_problems["p1"] = m_db->upsert_problem({"kb", "p1", "h1", "first", 1,
-                                             R"({"tags":["norm"],"shapes":[{"name":"n1k","n":1000}],"roofline":{"flops":"2*n","bytes":"8*n"}})"});
+    m_problems["p1"] = m_db->upsert_problem(
+        {"kb", "p1", "h1", "first", 1,
+         R"({"tags":["norm"],"shapes":[{"name":"n1k","n":1000}],"roofline":{"flops":"2*n","bytes":"8*n"}})"});
     m_problems["p2"] = m_db->upsert_problem({"kb", "p2", "h2", "second", 2, R"({"tags":["norm","gemm"]})"});
     m_problems["p3"] = m_db->upsert_problem({"kb", "p3", "h3", "third", 2, "{}"});
     m_db->add_campaign_problems(m_campaign, {m_problems["p1"], m_problems["p2"], m_problems["p3"]});
@@ -76,8 +80,10 @@ const json& row_of(const json& board, const std::string& model) {
 } // namespace
 
 TEST(score_fast_p, counts_passes_faster_than_each_threshold_over_all_problems) {
-  const std::vector<store::result_row> rows{{"m", "a", 0, verdict::passed, 0.4}, {"m", "b", 0, verdict::passed, 1.0},
-                                            {"m", "c", 0, verdict::passed, 2.5}, {"m", "d", 0, verdict::incorrect, {}}};
+  const std::vector<store::result_row> rows{{"m", "a", 0, verdict::passed, 0.4},
+                                            {"m", "b", 0, verdict::passed, 1.0},
+                                            {"m", "c", 0, verdict::passed, 2.5},
+                                            {"m", "d", 0, verdict::incorrect, {}}};
   const auto s = score::summarize(rows, 4);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_DOUBLE_EQ(s[0].fast_p[0], 0.75); // p = 0
@@ -108,8 +114,9 @@ TEST_F(views, leaderboard_has_scores_fast_p_tokens_and_what_it_ranks_by) {
 }
 
 TEST_F(views, leaderboard_rows_are_per_model_and_harness_with_agent_spend) {
-  evaluate("p3", "alpha", verdict::passed, 1.0,
-           R"({"harness":"claude-code","tokens":{"input":10,"output":20,"cache_read":300,"cache_write":0},"cost_usd":0.25,"wall_s":90})");
+  evaluate(
+      "p3", "alpha", verdict::passed, 1.0,
+      R"({"harness":"claude-code","tokens":{"input":10,"output":20,"cache_read":300,"cache_write":0},"cost_usd":0.25,"wall_s":90})");
   const json board = server::leaderboard_view(*m_db, m_campaign);
   ASSERT_EQ(board["rows"].size(), 3u);
   const json* loop = nullptr;
@@ -210,7 +217,8 @@ TEST_F(views, an_evaluation_shows_the_clock_state_each_timing_ran_in) {
   store::evaluation_result r;
   r.result = {verdict::passed, "all cases within tolerance"};
   r.speedup = 1.5;
-  r.measurements.push_back({"n1k", "candidate", "", "cupti", 0.3, 0.29, 0.31, 0.3, 0.001, 426, 1.5, "cupti_span", 0.4, 2, 1965.0, 358});
+  r.measurements.push_back(
+      {"n1k", "candidate", "", "cupti", 0.3, 0.29, 0.31, 0.3, 0.001, 426, 1.5, "cupti_span", 0.4, 2, 1965.0, 358});
   r.measurements.push_back({"n1k", "baseline", "eager", "host", 0.45, 0.44, 0.46, 0.45, 0.001, 50, std::nullopt, "steady_clock",
                             std::nullopt, 0, std::nullopt, 0});
   m_db->finish_evaluation(id, r);

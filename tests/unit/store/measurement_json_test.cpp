@@ -9,7 +9,8 @@ using namespace arbiter::store;
 namespace {
 
 measurement_record cuda_timing() {
-  return {"4096x4096", "candidate", "", "cupti", 0.3015, 0.3010, 0.3030, 0.3018, 0.0002, 426, 1.25, "cupti_span", 0.396, 2, 1965.0, 358};
+  return {"4096x4096", "candidate", "",   "cupti",      0.3015, 0.3010, 0.3030, 0.3018,
+          0.0002,      426,         1.25, "cupti_span", 0.396,  2,      1965.0, 358};
 }
 
 } // namespace
@@ -43,8 +44,8 @@ TEST(measurement_json, what_was_not_read_is_null_not_zero) {
 }
 
 TEST(measurement_json, an_export_written_before_the_clock_state_reads_with_defaults) {
-  const nlohmann::ordered_json old = {{"shape", "n1k"}, {"role", "baseline"}, {"baseline", "eager"}, {"clock", "host"},
-                                      {"median_ms", 0.5}, {"samples", 10}, {"method", "steady_clock"}, {"throttled", 0}};
+  const nlohmann::ordered_json old = {{"shape", "n1k"},   {"role", "baseline"}, {"baseline", "eager"},      {"clock", "host"},
+                                      {"median_ms", 0.5}, {"samples", 10},      {"method", "steady_clock"}, {"throttled", 0}};
   const measurement_record back = measurement_from_json(old);
   EXPECT_EQ(back.role, "baseline");
   EXPECT_EQ(back.median_ms, 0.5);

@@ -25,8 +25,7 @@ std::string raw_query(const fs::path& db_path, const std::string& sql) {
   EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
   std::string out;
   const int rc = sqlite3_step(stmt);
-  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0))
-    out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0)) out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
   EXPECT_TRUE(rc == SQLITE_ROW || rc == SQLITE_DONE) << sqlite3_errmsg(db);
   sqlite3_finalize(stmt);
   sqlite3_close(db);
@@ -34,7 +33,7 @@ std::string raw_query(const fs::path& db_path, const std::string& sql) {
 }
 
 class store_sqlite : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     m_dir = fs::temp_directory_path() / ("arbiter_store_" + std::to_string(::getpid()) + "_" + info->name());
@@ -48,8 +47,8 @@ protected:
   struct fixture_ids {
     std::int64_t campaign, problem, model, solution;
   };
-  fixture_ids seed_campaign(store::store& db, const std::string& problem_key = "l1.softmax",
-                            const std::string& model = "opus", int sample = 0) {
+  fixture_ids seed_campaign(store::store& db, const std::string& problem_key = "l1.softmax", const std::string& model = "opus",
+                            int sample = 0) {
     fixture_ids ids{};
     ids.problem = db.upsert_problem({"kb", problem_key, "h-" + problem_key, "", 1, "{}"});
     ids.model = db.upsert_model(model, "");
@@ -111,10 +110,9 @@ TEST_F(store_sqlite, migrations_are_applied_once_and_reopen_is_idempotent) {
   EXPECT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM schema_migrations"), "5"); // one row per migration (src/store/migrations.cpp)
   EXPECT_EQ(raw_query(m_path, "SELECT applied_at FROM schema_migrations WHERE version = 1"), applied_at);
   EXPECT_EQ(raw_query(m_path, "PRAGMA journal_mode"), "wal");
-  for (const char* table : {"hardware", "problem", "model", "solution", "campaign", "evaluation", "measurement",
-                            "finding", "annotation"})
-    EXPECT_EQ(raw_query(m_path, std::string("SELECT COUNT(*) FROM sqlite_master WHERE name = '") + table + "'"), "1")
-        << table;
+  for (const char* table :
+       {"hardware", "problem", "model", "solution", "campaign", "evaluation", "measurement", "finding", "annotation"})
+    EXPECT_EQ(raw_query(m_path, std::string("SELECT COUNT(*) FROM sqlite_master WHERE name = '") + table + "'"), "1") << table;
 }
 
 TEST_F(store_sqlite, newer_schema_is_refused) {
@@ -232,8 +230,7 @@ TEST_F(store_sqlite, open_campaign_returns_stored_seeds_on_resume) {
   auto reopened = open_store(m_path.string())->open_campaign(reopened_wanted);
   EXPECT_EQ(reopened.id, created.id);
   EXPECT_EQ(reopened.seeds, wanted.seeds);
-  EXPECT_EQ(raw_query(m_path, "SELECT seeds_json FROM campaign"),
-            R"(["1","18446744073709551615","9007199254740993"])");
+  EXPECT_EQ(raw_query(m_path, "SELECT seeds_json FROM campaign"), R"(["1","18446744073709551615","9007199254740993"])");
 }
 
 TEST_F(store_sqlite, campaigns_are_listed_most_recent_first_and_status_persists) {
@@ -294,9 +291,10 @@ TEST_F(store_sqlite, begin_evaluation_restart_clears_measurements) {
   const auto ids = seed_campaign(*open_store(m_path.string()));
   const auto eval_id = open_store(m_path.string())->begin_evaluation(ids.campaign, ids.solution);
   // What an interrupted attempt could have left behind.
-  raw_query(m_path, "INSERT INTO measurement(evaluation_id, shape, role, clock, median_ms, p10_ms, p90_ms, mean_ms, "
-                    "samples, rel_noise) VALUES (" +
-                        std::to_string(eval_id) + ", 's', 'candidate', 'host', 1, 1, 1, 1, 1, 0)");
+  raw_query(m_path,
+            "INSERT INTO measurement(evaluation_id, shape, role, clock, median_ms, p10_ms, p90_ms, mean_ms, "
+            "samples, rel_noise) VALUES (" +
+                std::to_string(eval_id) + ", 's', 'candidate', 'host', 1, 1, 1, 1, 1, 0)");
   ASSERT_EQ(raw_query(m_path, "SELECT COUNT(*) FROM measurement"), "1");
 
   EXPECT_EQ(open_store(m_path.string())->begin_evaluation(ids.campaign, ids.solution), eval_id);
@@ -373,7 +371,7 @@ TEST_F(store_sqlite, problem_count_includes_problems_without_solutions) {
 
 TEST_F(store_sqlite, problem_evaluations_read_one_problem_with_measurements_and_findings) {
   auto db = open_store(m_path.string());
-  const auto ids = seed_campaign(*db); // l1.softmax, opus sample 0
+  const auto ids = seed_campaign(*db);                                                   // l1.softmax, opus sample 0
   const auto newer = db->upsert_problem({"kb", "l1.softmax", "h-changed", "", 1, "{}"}); // same key, new content
   const auto alpha = db->upsert_model("alpha", "org-a");
   const auto alpha_solution = db->upsert_solution(newer, alpha, {"alpha", 0, "sa", "pa", "{}"});

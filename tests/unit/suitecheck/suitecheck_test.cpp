@@ -115,10 +115,9 @@ TEST(SuiteCheck, ReadsEveryShapeResult) {
 
 TEST(SuiteCheck, AProcessThatDiesLeavesNamedFailures) {
   const auto p = two_shape_problem();
-  framed_events events(
-      R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":[],"ref_ms":0.1})"
-      "\n"
-      R"({"event":"shape_ch)"); // cut short by the kill
+  framed_events events(R"({"event":"shape_check","shape_idx":0,"name":"small","ok":true,"failures":[],"notes":[],"ref_ms":0.1})"
+                       "\n"
+                       R"({"event":"shape_ch)"); // cut short by the kill
   sandbox::process_result killed;
   killed.end = sandbox::process_end::signaled;
   killed.signal = 9;
@@ -133,7 +132,8 @@ TEST(SuiteCheck, AProcessThatDiesLeavesNamedFailures) {
 
 TEST(SuiteCheck, ALoadErrorIsTheProblemsError) {
   const auto p = two_shape_problem();
-  framed_events events(R"({"event":"error","phase":"load","type":"SyntaxError","message":"invalid syntax"})" "\n");
+  framed_events events(R"({"event":"error","phase":"load","type":"SyntaxError","message":"invalid syntax"})"
+                       "\n");
   const auto r = suitecheck::read_events(p, "cpu", events, exited(1));
   EXPECT_NE(r.error.find("SyntaxError"), std::string::npos);
   EXPECT_EQ(r.shapes.size(), 2u);
@@ -145,7 +145,9 @@ TEST(SuiteCheck, TableNamesEachFailureAndSummarises) {
   rep.suite = "demo";
   rep.device = "cpu";
   suitecheck::problem_result good{"l1_good", 1, 40, "", {{"s", true, {}, {}, 0.5, std::nullopt, {}}}, {}};
-  suitecheck::problem_result bad{"l1_bad", 1, 40, "", {{"s", false, {"degenerate: an all-zeros answer passes the tolerance"}, {}, 0.1, std::nullopt, {}}}, {}};
+  suitecheck::problem_result bad{
+      "l1_bad", 1, 40, "", {{"s", false, {"degenerate: an all-zeros answer passes the tolerance"}, {}, 0.1, std::nullopt, {}}},
+      {}};
   rep.problems = {good, bad};
   const std::string table = suitecheck::render_table(rep);
   EXPECT_NE(table.find("l1_good"), std::string::npos);

@@ -16,7 +16,7 @@ namespace {
 const arbiter::catalog::tolerance k_tol{1e-3, 1e-3, arbiter::catalog::tolerance_mode::allclose};
 
 class bundle_cache_test : public ::testing::Test {
-protected:
+ protected:
   fs::path m_dir = fs::temp_directory_path() / ("arbiter_bundle_cache_" + std::to_string(::getpid()));
 
   void SetUp() override { fs::create_directories(m_dir); }

@@ -73,10 +73,12 @@ TEST(compare, dtype_shape_and_count_must_match_exactly) {
   as_f64.dtype = ARB_F64;
   EXPECT_NE(arbiter::verify::compare_values({f32({1, 2})}, {as_f64}, k_tol).reason.find("dtype float64; expected float32"),
             std::string::npos);
-  EXPECT_NE(arbiter::verify::compare_values({f32({1, 2, 3, 4}, {2, 2})}, {f32({1, 2, 3, 4}, {4, 1})}, k_tol).reason.find("shape [4, 1]"),
+  EXPECT_NE(arbiter::verify::compare_values({f32({1, 2, 3, 4}, {2, 2})}, {f32({1, 2, 3, 4}, {4, 1})}, k_tol)
+                .reason.find("shape [4, 1]"),
             std::string::npos);
-  EXPECT_NE(arbiter::verify::compare_values({f32({1})}, {f32({1}), f32({1})}, k_tol).reason.find("returned 2 value(s); expected 1"),
-            std::string::npos);
+  EXPECT_NE(
+      arbiter::verify::compare_values({f32({1})}, {f32({1}), f32({1})}, k_tol).reason.find("returned 2 value(s); expected 1"),
+      std::string::npos);
 }
 
 TEST(compare, bitwise_mode_rejects_the_smallest_difference) {
@@ -96,7 +98,9 @@ TEST(compare, half_types_are_decoded) {
     const std::filesystem::path file = std::filesystem::temp_directory_path() / "arbiter_verify_half.arbb";
     arb_writer* w = nullptr;
     EXPECT_EQ(arb_writer_open(file.c_str(), &w), ARB_OK);
-    EXPECT_EQ(arb_writer_add(w, v.kind, v.dtype, static_cast<int32_t>(v.shape.size()), v.shape.data(), v.bytes.data(), v.bytes.size()), ARB_OK);
+    EXPECT_EQ(
+        arb_writer_add(w, v.kind, v.dtype, static_cast<int32_t>(v.shape.size()), v.shape.data(), v.bytes.data(), v.bytes.size()),
+        ARB_OK);
     EXPECT_EQ(arb_writer_close(w), ARB_OK);
     auto values = arbiter::verify::read_bundle(file);
     std::filesystem::remove(file);
