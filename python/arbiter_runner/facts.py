@@ -254,6 +254,8 @@ class _Visitor(ast.NodeVisitor):
         self._operator_aliases(name, node)
         if last in LIBRARY_MODULES and name.startswith("torch.nn"):
             self._add("library_module", name, node)
+        if library_layers.class_call(name, LIBRARY_MODULES):
+            self._add("library", f"{name} (a library layer's method called on its class)", node)
         self.layers.registered(node, self._name)
         self.layers.called(node, self.functions[-1] if self.functions else "<module>")
         if last in PRECISION_NAMES:

@@ -22,14 +22,38 @@ def _built_layer(value, name_of, layer_names):
     return None
 
 
+def _is_self(node):
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _constant_text(node):
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
 def _self_attribute(node):
-    """X for `self.X`, `self.X[...]`, `self.X.forward`, `self.X[...].__call__`; None otherwise."""
+    """X for `self.X`, `self.X[...]`, `self.X.forward`, `self.X[...].__call__`, and for the same
+    reached by name: `getattr(self, "X")`, `self._modules["X"]`; None otherwise."""
     if isinstance(node, ast.Attribute) and node.attr in CALL_METHODS:
         node = node.value
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and _is_self(node.value.value) \
+            and node.value.attr == "_modules":
+        return _constant_text(node.slice)
     while isinstance(node, ast.Subscript):
         node = node.value
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+            and len(node.args) >= 2 and _is_self(node.args[0]):
+        return _constant_text(node.args[1])
+    if isinstance(node, ast.Attribute) and _is_self(node.value):
         return node.attr
+    return None
+
+
+def class_call(name, layer_names):
+    """The layer whose class method a resolved call name is (`torch.nn.Linear.forward(self.fc, x)`,
+    `nn.Conv2d.__call__(layer, x)`): a library call whatever instance it is given; else None."""
+    parts = name.split(".")
+    if len(parts) >= 3 and parts[0] == "torch" and parts[-1] in CALL_METHODS and parts[-2] in layer_names:
+        return parts[-2]
     return None
 
 
