@@ -2,6 +2,7 @@
 // by the judge (src/pipeline/probe_evidence.cpp): the guard's facts, the details' summary, and the
 // device time of the timed samples. The input's "record" member stands in for the shape's timing
 // record on the channel, which the cross-checks read beside the evidence.
+#include "detail/judge.hpp"
 #include "detail/probe_evidence.hpp"
 #include "fuzz_input.hpp"
 
@@ -19,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   arbiter::catalog::rules rules;
   const auto facts = probe_facts(doc, shapes, events, rules, doc);
   (void)probe_summary(doc, shapes, facts);
+  const auto record = arbiter::runtime::parse_timing_record(doc.value("record", nlohmann::json::object()));
   for (std::size_t shape_idx = 0; shape_idx < shapes.size(); ++shape_idx)
-    (void)sample_spans(doc, shape_idx, dropped_samples(doc.value("record", nlohmann::json::object())));
+    (void)sample_spans(doc, shape_idx, record ? dropped_samples(*record) : std::vector<std::int64_t>{});
   return 0;
 }

@@ -1,6 +1,6 @@
 // A shape's timing record (docs/protocol.md): the reference's timing/<shape>.json, and the
-// candidate's record handed over on the channel, read by the judge (src/pipeline/timing_record.cpp).
-#include "arbiter/common/json_number.hpp"
+// candidate's record handed over on the channel, read by the judge (runtime::parse_timing_record,
+// src/pipeline/timing_record.cpp), then written back as the runtime writes it.
 #include "detail/judge.hpp"
 #include "detail/probe_evidence.hpp"
 #include "fuzz_input.hpp"
@@ -11,8 +11,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace arbiter::pipeline::detail;
   const nlohmann::json doc = read_timing_json(arbiter::fuzz::as_file(data, size));
-  (void)timing_record(doc);
-  (void)dropped_samples(doc);
-  if (doc.is_object()) (void)timer_held(doc);
+  const auto record = arbiter::runtime::parse_timing_record(doc);
+  if (!record) return 0;
+  (void)measurement_of(*record);
+  (void)dropped_samples(*record);
+  (void)timer_held(*record);
+  (void)to_json(*record).dump();
   return 0;
 }

@@ -14,6 +14,16 @@ ARB_E_CALLBACK = -5
 DEVICE_CODES = {"cpu": 0, "cuda": 1}
 STOP_NAMES = {0: "noise", 1: "max_time", 2: "max_samples"}
 
+# Every member of a timing record, as the runtime writes it ("fallback" only where the stream hold was
+# given up): include/arbiter/runtime/timing_record.hpp's timing_record_fields, held together with this
+# list by tests/unit/runtime/timing_record_test.cpp.
+TIMING_RECORD_FIELDS = ("device", "clock", "samples", "warmup", "median_ms", "p10_ms", "p90_ms", "mean_ms", "min_ms",
+                        "max_ms", "rel_noise", "stop", "method", "fallback", "held_samples", "floor_ms", "empty_kernel_ms",
+                        "host_median_ms", "host_samples", "throttled_samples", "all_throttled", "power_capped_samples",
+                        "rest_ratio", "rest_s", "clock_monitor", "sm_clock_mhz", "max_sm_clock_mhz", "clock_check",
+                        "times_ms", "host_ms", "throttled_ms", "sample_sm_mhz", "power_capped_idx", "dropped_idx")
+OPTIONAL_RECORD_FIELDS = ("fallback",)
+
 CALL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int64)
 
 
@@ -124,7 +134,7 @@ class Runtime:
         length = self.lib.arb_last_timing(None, 0)
         buffer = ctypes.create_string_buffer(max(length, 1))
         self.lib.arb_last_timing(buffer, length)
-        return json.loads(buffer.raw[:length]) if length else None
+        return check_timing_record(json.loads(buffer.raw[:length])) if length else None
 
     def hash_bytes(self, address, nbytes, seed):
         return self.lib.arb_hash_bytes(address, nbytes, seed)
@@ -159,3 +169,14 @@ def load(path=None):
     if path not in _loaded:
         _loaded[path] = Runtime(path)
     return _loaded[path]
+
+
+def check_timing_record(record):
+    """The record, once its members are TIMING_RECORD_FIELDS; RuntimeError naming the difference (a
+    runtime built from other sources than this runner)."""
+    missing = [k for k in TIMING_RECORD_FIELDS if k not in record and k not in OPTIONAL_RECORD_FIELDS]
+    unknown = sorted(set(record) - set(TIMING_RECORD_FIELDS))
+    if missing or unknown:
+        raise RuntimeError(f"arb_last_timing: the timing record lacks {missing} and has unknown members {unknown} "
+                           "(include/arbiter/runtime/timing_record.hpp against TIMING_RECORD_FIELDS)")
+    return record

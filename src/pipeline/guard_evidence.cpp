@@ -1,5 +1,6 @@
 #include "detail/guard_evidence.hpp"
 
+#include "arbiter/runtime/timing_record.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
 #include "detail/channel_evidence.hpp"
 
@@ -175,10 +176,10 @@ std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_
   std::vector<guard::clock_span> spans;
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx)
     for (const auto* timing : shape_events(events.timings, shape_idx)) {
-      const auto check = timing->value("record", nlohmann::json::object()).value("clock_check", nlohmann::json::object());
-      const auto sample = check.find("sample_clock_s"), kernel = check.find("kernel_clock_s");
-      if (sample == check.end() || kernel == check.end() || !sample->is_number() || !kernel->is_number()) continue;
-      spans.push_back({ctx.shapes[shape_idx].name, sample->get<double>(), kernel->get<double>()});
+      const auto it = timing->find("record");
+      const auto record = it != timing->end() ? runtime::parse_timing_record(*it) : std::nullopt;
+      if (!record || !record->clock_check.sample_clock_s || !record->clock_check.kernel_clock_s) continue;
+      spans.push_back({ctx.shapes[shape_idx].name, *record->clock_check.sample_clock_s, *record->clock_check.kernel_clock_s});
     }
   return spans;
 }

@@ -83,7 +83,7 @@ std::optional<outcome> check_cases(const job_context& ctx, const catalog::proble
 
 // A shape's two timing records as read: the reference's file, the candidate's channel record.
 struct timing_pair {
-  nlohmann::json baseline, candidate;
+  runtime::timing_record baseline, candidate;
 };
 
 void use_spans(store::measurement_record& m, const span_stats& s) {
@@ -98,7 +98,7 @@ void use_spans(store::measurement_record& m, const span_stats& s) {
 // A side's device time from its spans, unless its two clocks disagree (guard::compare_clocks,
 // either way): then the larger of the two, so that a witness that saw less never lowers the time;
 // the disagreement is noted (details.clocks_disagree) beside the guard's T4.
-void use_device_time(store::measurement_record& m, const span_stats& s, const nlohmann::json& record, const char* role,
+void use_device_time(store::measurement_record& m, const span_stats& s, const runtime::timing_record& record, const char* role,
                      nlohmann::json& details) {
   const double rel_noise = std::isfinite(m.rel_noise) ? m.rel_noise : 0.0;
   const auto agreement = guard::compare_clocks(s.median_ms, m.median_ms, rel_noise, timer_held(record));
@@ -154,18 +154,19 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candi
                     judgement& j) {
   const auto ref_probe = read_probe(ref_dir / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
-    const timing_pair records{read_timing_json(ref_dir / "timing" / (std::to_string(shape_idx) + ".json")),
-                              channel_record(run.events, shape_idx).value_or(nlohmann::json())};
-    auto baseline = timing_record(records.baseline);
-    auto candidate = timing_record(records.candidate);
-    if (!baseline || !candidate) continue;
-    baseline->shape = candidate->shape = ctx.shapes[shape_idx].name;
-    prefer_probe_spans(ref_probe, probe, shape_idx, records, *baseline, *candidate, j.details);
-    baseline->role = "baseline";
-    baseline->baseline = "eager";
-    candidate->role = "candidate";
-    j.measurements.push_back(*baseline);
-    j.measurements.push_back(*candidate);
+    const auto baseline_record = read_timing_file(ref_dir / "timing" / (std::to_string(shape_idx) + ".json"));
+    const auto candidate_record = channel_timing(run.events, shape_idx);
+    if (!baseline_record || !candidate_record) continue;
+    const timing_pair records{*baseline_record, *candidate_record};
+    auto baseline = measurement_of(records.baseline);
+    auto candidate = measurement_of(records.candidate);
+    baseline.shape = candidate.shape = ctx.shapes[shape_idx].name;
+    prefer_probe_spans(ref_probe, probe, shape_idx, records, baseline, candidate, j.details);
+    baseline.role = "baseline";
+    baseline.baseline = "eager";
+    candidate.role = "candidate";
+    j.measurements.push_back(baseline);
+    j.measurements.push_back(candidate);
   }
   compute_speedups(ctx, j);
 }

@@ -166,16 +166,16 @@ std::optional<double> median_ms(const std::vector<const nlohmann::json*>& window
 // What the runtime reported for the shape, as handed over on the channel (never the timing file,
 // which the candidate can rewrite).
 void read_reported(const runner_events& events, std::size_t shape_idx, guard::probe_shape& s) {
-  const auto record = channel_record(events, shape_idx);
-  if (!record || !record->is_object() || !record->contains("median_ms") || !record->at("median_ms").is_number()) return;
-  const auto m = timing_record(*record);
-  s.reported_median_ms = m->median_ms;
-  if (std::isfinite(m->rel_noise)) s.rel_noise = m->rel_noise;
-  s.host_median_ms = m->host_median_ms;
+  const auto raw = channel_record(events, shape_idx);
+  const auto record = raw ? runtime::parse_timing_record(*raw) : std::nullopt;
+  if (!record) return;
+  s.reported_median_ms = record->median_ms;
+  if (record->rel_noise && std::isfinite(*record->rel_noise)) s.rel_noise = *record->rel_noise;
+  s.host_median_ms = record->host_median_ms;
   s.held = timer_held(*record);
   // One reading per sample, kept or dropped: how many sample windows the probe should hold.
-  if (const auto it = record->find("sample_sm_mhz"); it != record->end() && it->is_array())
-    s.expected_samples = static_cast<std::int64_t>(it->size());
+  if (const auto listed = raw->find("sample_sm_mhz"); listed != raw->end() && listed->is_array())
+    s.expected_samples = static_cast<std::int64_t>(record->sample_sm_mhz.size());
 }
 
 /// The sample windows of a shape against the n samples the runtime timed: indices 0..n-1 once each.
@@ -267,16 +267,6 @@ span_stats span_stats_of(std::vector<std::uint64_t> spans_ns, std::uint64_t step
 
 } // namespace
 
-std::vector<std::int64_t> dropped_samples(const nlohmann::json& record) {
-  std::vector<std::int64_t> dropped;
-  const auto it = record.is_object() ? record.find("dropped_idx") : record.end();
-  if (it == record.end() || !it->is_array()) return dropped;
-  for (const auto& idx : *it)
-    if (idx.is_number_integer()) dropped.push_back(idx.get<std::int64_t>());
-  std::sort(dropped.begin(), dropped.end());
-  return dropped;
-}
-
 std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx,
                                        const std::vector<std::int64_t>& dropped) {
   if (!doc.is_object()) return std::nullopt;
@@ -297,12 +287,6 @@ std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t sh
   if (kept.median_ms >= all.median_ms * (1 - k_max_dropped_shift)) return kept;
   all.dropped_ignored = true;
   return all;
-}
-
-bool timer_held(const nlohmann::json& record) {
-  const auto held = record.find("held_samples"), samples = record.find("samples");
-  return held != record.end() && samples != record.end() && held->is_number() && samples->is_number() &&
-      held->get<double>() >= samples->get<double>() && samples->get<double>() > 0;
 }
 
 guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<std::string>& shape_names,

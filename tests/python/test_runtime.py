@@ -1,5 +1,7 @@
 """The runtime's ctypes binding: the timing defaults come from the library, and the runner's loop
 starts from them (timing._config), with no defaults of its own."""
+import json
+
 import pytest
 
 from arbiter_runner import runtime as rt
@@ -32,3 +34,20 @@ def test_an_unknown_timing_key_is_named_not_ignored(runtime):
 def test_an_unknown_device_is_refused(runtime):
     with pytest.raises(KeyError):
         runtime.timing_defaults("tpu")
+
+
+def test_the_record_of_a_timed_call_has_every_field_of_the_list(runtime, tmp_path):
+    import torch
+    path = tmp_path / "timing.json"
+    timing.time_model(runtime, lambda x: x + 1, [[torch.ones(4)]], "cpu", {"min_samples": 2, "max_samples": 3, "min_time_s": 0.0},
+                      path)
+    record = runtime.last_timing()
+    assert set(record) | set(rt.OPTIONAL_RECORD_FIELDS) == set(rt.TIMING_RECORD_FIELDS)
+    assert record == json.loads(path.read_text())  # the file and the memory hold one record
+
+
+def test_a_record_of_other_fields_is_refused_by_name():
+    record = {key: None for key in rt.TIMING_RECORD_FIELDS if key != "fallback"}
+    assert rt.check_timing_record(dict(record)) == record
+    with pytest.raises(RuntimeError, match=r"lacks \['median_ms'\] and has unknown members \['median_us'\]"):
+        rt.check_timing_record({**{k: v for k, v in record.items() if k != "median_ms"}, "median_us": 1.0})

@@ -3,6 +3,7 @@
 /// (docs/protocol.md, "Timing"), and the JSON it leaves in timing/<shape_idx>.json.
 #include "arbiter/runtime/kernel_clock.hpp"
 #include "arbiter/runtime/sample_clock.hpp"
+#include "arbiter/runtime/timing_record.hpp"
 #include "arbiter/runtime/timing_stats.hpp"
 
 #include <cmath>
@@ -93,7 +94,10 @@ struct timing_hooks {
 timing_run run_timing(const stop_rule& rule, int32_t warmup_calls, sample_clock& clock, const call_fn& call,
                       const wall_fn& wall = steady_seconds, const timing_hooks& hooks = {});
 
-/// The run as the JSON object of docs/protocol.md (rel_noise null when undefined).
+/// The run as its timing record (timing_record.hpp).
+timing_record record_of(const timing_run& run);
+
+/// The run's record as one line of JSON (to_json of record_of), as arb_time writes it.
 std::string timing_json(const timing_run& run);
 
 /// Writes a record's text (timing_json) to path through a temporary file and a rename. Throws

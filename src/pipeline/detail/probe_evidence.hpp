@@ -22,10 +22,6 @@ guard::probe_evidence probe_facts(const nlohmann::json& doc, const std::vector<s
                                   const runner_events& events, const catalog::rules& rule,
                                   const nlohmann::json& ref_doc = nlohmann::json(nlohmann::json::value_t::discarded));
 
-/// Whether every sample a timing record kept ran behind the stream hold (held_samples ≥ samples):
-/// then its events bracket the device work and not the host's launches (guard::compare_clocks).
-bool timer_held(const nlohmann::json& record);
-
 /// A probe.json parsed, or a discarded value where the file is missing or not a version 1 file.
 nlohmann::json read_probe(const std::filesystem::path& file);
 
@@ -45,10 +41,6 @@ struct span_stats {
 };
 std::optional<span_stats> sample_spans(const nlohmann::json& doc, std::size_t shape_idx,
                                        const std::vector<std::int64_t>& dropped = {});
-
-/// The sample indices a timing record says its stats leave out (dropped_idx), ascending; empty
-/// where it names none or is malformed.
-std::vector<std::int64_t> dropped_samples(const nlohmann::json& record);
 
 /// details["probe"]: totals, graphs, modules, threads, and per shape and window label the windows'
 /// medians (kernels, launches, span, busy) and the streams they used, plus the timing cross-check.
