@@ -4,7 +4,6 @@
 Exit status: 0 after the "done" event, 1 after an "error" event, 2 when the job file itself is
 unusable (no event log can be written then; the message goes to stderr), 3 when the process was
 started behind a gate (ARBITER_GATE_FD) that closed without opening."""
-import json
 import os
 import platform
 import sys
@@ -16,6 +15,7 @@ if sys.argv[1:2] != ["facts"]:  # the facts mode reads sources only: importing t
     from . import calibrate, candidate, reference, suite_check
     from . import runtime as rt
     from .events import EventLog
+    from .job import read_job
     from .phases import PhaseFailed, phase
 
     MODES = {"reference": reference.run, "candidate": candidate.run, "build": candidate.build,
@@ -29,11 +29,7 @@ def _read_job(argv):
     if len(argv) != 2 or argv[0] not in MODES:
         raise ValueError(f"usage: python3 -m arbiter_runner {'|'.join(MODES)} <job.json>")
     mode, job_path = argv
-    with open(job_path, encoding="utf-8") as file:
-        job = json.load(file)
-    if job.get("mode", mode) != mode:
-        raise ValueError(f"{job_path}: job mode {job.get('mode')!r} but runner mode {mode!r}")
-    return mode, job
+    return mode, read_job(job_path, mode)
 
 
 def _check_device(job):

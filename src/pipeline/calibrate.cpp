@@ -95,13 +95,7 @@ peaks_run measure_peaks(const std::string& device, const std::string& python, co
   fs::remove_all(work_dir);
   fs::create_directories(work_dir / "home");
   const fs::path job_file = work_dir / "job.json";
-  detail::write_json(job_file,
-                     {{"mode", "calibrate"},
-                      {"device", device},
-                      {"runtime_lib", paths.runtime_lib.string()},
-                      {"events_file", (work_dir / "events.jsonl").string()},
-                      {"timing_dir", (work_dir / "timing").string()},
-                      {"timing", detail::job_timing(k_calibration_timing, device)}});
+  detail::write_json(job_file, detail::calibrate_job(ctx, k_calibration_timing, work_dir));
   ARB_INFO("calibrate", "measuring copy bandwidth and GEMM rates on {}", device);
   const auto spec = detail::runner_spec(ctx, "calibrate", job_file, work_dir, work_dir / "home", work_dir / "cache");
   const sandbox::process_result process = runner.run(spec);

@@ -70,6 +70,23 @@ nlohmann::json candidate_job(const job_context& ctx, const fs::path& entry, cons
   return job;
 }
 
+nlohmann::json build_job(const job_context& ctx, const fs::path& dir) {
+  return {{"mode", "build"},
+          {"device", ctx.device},
+          {"runtime_lib", ctx.paths.runtime_lib.string()},
+          {"solution_file", (dir / "work" / "kernel.py").string()},
+          {"events_file", (dir / "events.jsonl").string()}};
+}
+
+nlohmann::json calibrate_job(const job_context& ctx, const timing_options& timing, const fs::path& work_dir) {
+  return {{"mode", "calibrate"},
+          {"device", ctx.device},
+          {"runtime_lib", ctx.paths.runtime_lib.string()},
+          {"events_file", (work_dir / "events.jsonl").string()},
+          {"timing_dir", (work_dir / "timing").string()},
+          {"timing", job_timing(timing, ctx.device)}};
+}
+
 std::map<std::string, std::string> cpu_environment() {
   return {
       // glibc fills every fresh host allocation with 0xFE: an output allocated and never written

@@ -85,12 +85,7 @@ build_outcome build_solution(const job_context& ctx, const catalog::solution& so
   fs::remove_all(dir);
   copy_solution(solution, dir / "work");
   const fs::path job_file = dir / "job.json";
-  write_json(job_file,
-             {{"mode", "build"},
-              {"device", ctx.device},
-              {"runtime_lib", ctx.paths.runtime_lib.string()},
-              {"solution_file", (dir / "work" / "kernel.py").string()},
-              {"events_file", (dir / "events.jsonl").string()}});
+  write_json(job_file, build_job(ctx, dir));
   // Importing the solution runs its code: the build is sandboxed like the candidate run.
   const candidate_paths paths{data_dir, dir, cache_root(data_dir) / solution.model, {}};
   auto spec = runner_spec(ctx, "build", job_file, dir, dir / "work", paths.cache_dir);

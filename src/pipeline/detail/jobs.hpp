@@ -1,5 +1,8 @@
 #pragma once
-/// Job files for the runner (docs/protocol.md) and the environment its processes get.
+/// Job files for the runner (docs/protocol.md, "Job file"), one writer per mode but the suite check's
+/// (suitecheck::make_job), and the environment its processes get. The runner's lists of the keys
+/// each mode's job has (python/arbiter_runner/job.py) are held together with these writers by
+/// tests/unit/pipeline/jobs_test.cpp.
 #include "arbiter/catalog/problem.hpp"
 #include "arbiter/catalog/solution.hpp"
 #include "arbiter/pipeline/options.hpp"
@@ -33,6 +36,12 @@ nlohmann::json reference_job(const job_context& ctx, const catalog::problem& pro
 /// The candidate's job names no seed, no reference file and no expected output.
 nlohmann::json candidate_job(const job_context& ctx, const std::filesystem::path& entry, const std::filesystem::path& ref_dir,
                              const std::filesystem::path& eval_dir);
+
+/// The import of a solution ahead of its evaluation (prebuild.hpp): its entry under dir/work.
+nlohmann::json build_job(const job_context& ctx, const std::filesystem::path& dir);
+
+/// The calibration's measurements of copy bandwidth and GEMM rates (arbiter/pipeline/calibrate.hpp).
+nlohmann::json calibrate_job(const job_context& ctx, const timing_options& timing, const std::filesystem::path& work_dir);
 
 /// glibc's largest mmap threshold on 64-bit hosts (HEAP_MAX_SIZE / 2): larger blocks are mapped
 /// and unmapped per allocation whatever the setting.

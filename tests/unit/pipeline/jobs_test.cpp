@@ -132,3 +132,34 @@ TEST(sandbox_view, each_model_runs_as_its_own_uid) {
   EXPECT_NE(std::find(isolation.writable_paths.begin(), isolation.writable_paths.end(), a.string()),
             isolation.writable_paths.end());
 }
+
+// The runner refuses a key outside its mode's list (python/arbiter_runner/job.py): each writer here
+// writes exactly the keys of its mode's list.
+namespace {
+
+std::set<std::string> keys_of(const nlohmann::json& job) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : job.items()) keys.insert(key);
+  return keys;
+}
+
+std::set<std::string> runner_job_keys(const std::string& list) {
+  return python_tuple(fs::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "job.py", list);
+}
+
+} // namespace
+
+TEST(jobs, each_job_written_has_the_keys_of_the_runners_list_for_its_mode) {
+  eval_options options;
+  const runner_paths paths;
+  catalog::problem problem;
+  problem.dtype = "float32";
+  for (const char* device : {"cpu", "cuda"}) {
+    const detail::job_context ctx{options, paths, device, {}};
+    EXPECT_EQ(keys_of(detail::reference_job(ctx, problem, {1, 2}, "/r")), runner_job_keys("REFERENCE_JOB")) << device;
+    EXPECT_EQ(keys_of(detail::candidate_job(ctx, "/s", "/r", "/e")), runner_job_keys("CANDIDATE_JOB")) << device;
+    EXPECT_EQ(keys_of(detail::build_job(ctx, "/b")), runner_job_keys("BUILD_JOB")) << device;
+    EXPECT_EQ(keys_of(detail::calibrate_job(ctx, options.timing, "/w")), runner_job_keys("CALIBRATE_JOB")) << device;
+  }
+  EXPECT_FALSE(runner_job_keys("BUILD_JOB").empty());
+}

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include "../python_list.hpp"
 #include "arbiter/common/frames.hpp"
 
 namespace {
@@ -222,4 +223,16 @@ TEST(SuiteCheck, ARelativeWorkFolderReachesTheProcessAsAnAbsolutePath) {
   EXPECT_TRUE(std::filesystem::exists(spec.argv.back()));
   ASSERT_EQ(rep.problems.size(), 1u);
   std::filesystem::remove_all(scratch);
+}
+
+// The runner refuses a key outside its mode's list (python/arbiter_runner/job.py, CHECK_JOB).
+TEST(SuiteCheck, JobHasTheKeysOfTheRunnersListForChecks) {
+  const auto p = two_shape_problem();
+  std::set<std::string> written;
+  const auto job = suitecheck::make_job(p, "cpu", suitecheck::options{}, 40, "e", "r");
+  for (const auto& [key, value] : job.items()) written.insert(key);
+  const auto runner =
+      python_tuple(std::filesystem::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "job.py", "CHECK_JOB");
+  ASSERT_FALSE(runner.empty());
+  EXPECT_EQ(written, runner);
 }
