@@ -1,7 +1,7 @@
 // The runner's event channel (arbiter/common/frames.hpp) and the events read from it
-// (src/pipeline/detail/events.hpp): a candidate writes these bytes on descriptor 3.
+// (include/arbiter/judge/events.hpp): a candidate writes these bytes on descriptor 3.
 #include "arbiter/common/frames.hpp"
-#include "detail/events.hpp"
+#include "arbiter/judge/events.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,10 +12,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const arbiter::frame_stream frames = arbiter::decode_frames(bytes);
   if (frames.bytes != size || (frames.fault && frames.torn_tail)) std::abort(); // the reader's own promises
-  const auto events = arbiter::pipeline::detail::events_of(frames);
+  const auto events = arbiter::judge::events_of(frames);
   for (std::size_t shape_idx = 0; shape_idx < 4; ++shape_idx) {
-    (void)arbiter::pipeline::detail::shape_events(events.timings, shape_idx);
-    (void)arbiter::pipeline::detail::shape_events(events.cases, shape_idx);
+    (void)arbiter::judge::shape_events(events.timings, shape_idx);
+    (void)arbiter::judge::shape_events(events.cases, shape_idx);
   }
   return 0;
 }

@@ -1,8 +1,8 @@
 // The CUPTI probe's evidence file (docs/probe.md), written inside the candidate's process and read
-// by the judge (src/pipeline/probe_evidence.cpp): the guard's facts, the details' summary, and the
+// by the judge (src/judge/probe_evidence.cpp): the guard's facts, the details' summary, and the
 // device time of the timed samples. The input's "record" member stands in for the shape's timing
 // record on the channel, which the cross-checks read beside the evidence.
-#include "detail/judge.hpp"
+#include "detail/timing_record.hpp"
 #include "detail/probe_evidence.hpp"
 #include "fuzz_input.hpp"
 
@@ -10,7 +10,8 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace arbiter::pipeline::detail;
+  using namespace arbiter::judge;
+  using namespace arbiter::judge::detail;
   const nlohmann::json doc = read_probe(arbiter::fuzz::as_file(data, size));
   if (doc.is_discarded()) return 0;
   runner_events events;

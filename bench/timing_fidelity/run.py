@@ -95,7 +95,7 @@ def probe_spans(probe_out, probe_lib, device, dropped=()):
     work), taken inside the GPU timer's step (the greatest common divisor of the listed kernels'
     durations), leaving out the samples the runtime dropped (its timing record's dropped_idx: the
     throttled ones) unless that lowers it by more than MAX_DROPPED_SHIFT, as
-    src/pipeline/probe_evidence.cpp computes it."""
+    src/judge/probe_evidence.cpp computes it."""
     if device != "cuda":
         return {"ok": False, "skipped": "skipped: needs cuda"}
     if not os.path.exists(probe_lib):

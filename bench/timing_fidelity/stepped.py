@@ -8,7 +8,7 @@ import statistics
 
 
 # Fewer distinct durations may share a factor by chance (one kernel gives its own duration): the
-# step is then unknown (src/pipeline/probe_evidence.cpp k_step_min_distinct_durations).
+# step is then unknown (src/judge/probe_evidence.cpp k_step_min_distinct_durations).
 MIN_DISTINCT_DURATIONS = 16
 # How far a reading may sit from a multiple of the step and still be read as it (CUPTI maps the
 # GPU's timer onto the host's clock: score::k_timer_step_tolerance_ns).
@@ -16,7 +16,7 @@ TOLERANCE_NS = 1
 # The steps looked for within a tolerance: below the smallest, every duration is near some multiple.
 SMALLEST_STEP_NS, LARGEST_STEP_NS = 8, 256
 # Only durations this short read the probe's step: a long one drifts off it in CUPTI's mapping onto
-# the host's clock (src/pipeline/probe_evidence.cpp k_step_longest_duration_ns).
+# the host's clock (src/judge/probe_evidence.cpp k_step_longest_duration_ns).
 LONGEST_DURATION_NS = 16_384
 
 

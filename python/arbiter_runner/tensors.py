@@ -20,7 +20,7 @@ DIGEST_CHUNK = 64 << 20
 
 def file_digest(runtime, path):
     """XXH3 of a file's bytes chained over 64 MiB chunks (each chunk's seed the digest so far), as
-    16 hex digits; the judge computes the same (src/pipeline/channel_evidence.cpp file_digest)."""
+    16 hex digits; the judge computes the same (src/judge/channel_evidence.cpp file_digest)."""
     buffer = bytearray(DIGEST_CHUNK)
     address = ctypes.addressof(ctypes.c_char.from_buffer(buffer))
     digest = 0

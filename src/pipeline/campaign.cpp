@@ -8,13 +8,12 @@
 #include "arbiter/doctor/doctor.hpp"
 #include "arbiter/guard/version.hpp"
 #include "arbiter/pipeline/calibrate.hpp"
-#include "detail/judge.hpp"
+#include "arbiter/judge/judge.hpp"
 #include "detail/lookahead.hpp"
 #include "detail/prebuild.hpp"
 #include "detail/prune.hpp"
 #include "detail/run_record.hpp"
 #include "detail/runs.hpp"
-#include "detail/stored_judgement.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -175,7 +174,7 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
   wall["candidate_process_s"] = run.process.wall_s;
   wall["candidate_gated_s"] = run.process.gated_s;
   keep_run_record(*item.ctx, run, reference.dir, eval_dir);
-  auto j = detail::judge(*item.ctx, *item.problem, run, reference.dir, eval_dir);
+  auto j = judge::judge({*item.problem, detail::judge_context_of(*item.ctx), run, reference.dir, eval_dir});
   wall["judge_s"] = clock.lap();
   j.details["sandbox"] = run.sandbox;
   if (!build.by.empty()) j.details["build"] = build_record(build);
@@ -184,7 +183,7 @@ store::evaluation_result evaluate(const campaign_state& st, detail::lookahead& q
       j.details["pruned_bundles"] = {{"files", p.files}, {"bytes", p.bytes}};
   wall["prune_s"] = clock.lap();
   j.details["wall"] = wall;
-  store::evaluation_result judged = detail::stored_judgement(std::move(j));
+  store::evaluation_result judged = judge::stored_judgement(std::move(j));
   judged.artifacts_dir = r.artifacts_dir;
   if (!run.facts.empty()) judged.facts_json = run.facts.dump();
   return judged;

@@ -4,7 +4,7 @@
 #include "arbiter/common/device.hpp"
 #include "arbiter/common/error.hpp"
 #include "arbiter/doctor/doctor.hpp"
-#include "detail/judge.hpp"
+#include "arbiter/judge/judge.hpp"
 #include "detail/runs.hpp"
 
 #include <chrono>
@@ -94,7 +94,7 @@ check_report run_check(const check_options& given, sandbox::process_runner& runn
   solution.entry = solution.dir / "kernel.py";
   solution.files = {"kernel.py"};
   const auto run = detail::run_candidate(ctx, solution, reference.dir, report.run_dir, data_dir, runner);
-  auto judged = detail::judge(ctx, problem, run, reference.dir, report.run_dir);
+  auto judged = judge::judge({problem, detail::judge_context_of(ctx), run, reference.dir, report.run_dir});
   report.result = judged.result;
   report.speedup = judged.result.v == verdict::passed ? judged.speedup : std::nullopt;
   report.details = std::move(judged.details);

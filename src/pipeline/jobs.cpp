@@ -34,6 +34,10 @@ nlohmann::json common_job(const job_context& ctx, const std::string& mode) {
 
 } // namespace
 
+judge::judge_context judge_context_of(const job_context& ctx) {
+  return {ctx.device, ctx.shapes, ctx.options.num_seeds, ctx.options.static_rules};
+}
+
 nlohmann::json job_timing(const timing_options& options, const std::string& device) {
   const runtime::device_timing t = runtime::for_device(options, device == "cuda");
   return {{"warmup_calls", t.warmup_calls},        {"min_samples", t.rule.min_samples},

@@ -7,9 +7,8 @@
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/log.hpp"
 #include "arbiter/guard/version.hpp"
-#include "detail/judge.hpp"
+#include "arbiter/judge/judge.hpp"
 #include "detail/run_record.hpp"
-#include "detail/stored_judgement.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -104,10 +103,10 @@ new_judgement judge_again(const store::evaluation_view& view, const suite_now& s
   options.static_rules = !(details.is_object() && details.value("static_rules", "") == "off"); // an audit stays one
   const runner_paths paths;                                                                    // the judge starts no process
   const detail::job_context ctx{options, paths, record.device, std::move(shapes)};
-  detail::judgement j = detail::judge(ctx, *problem, record.run, record.reference_dir, eval_dir);
-  for (const char* key : detail::k_run_details)
+  judge::judgement j = judge::judge({*problem, detail::judge_context_of(ctx), record.run, record.reference_dir, eval_dir});
+  for (const char* key : judge::k_run_details)
     if (details.is_object() && details.contains(key)) j.details[key] = details[key];
-  return {detail::stored_judgement(std::move(j)), ""};
+  return {judge::stored_judgement(std::move(j)), ""};
 }
 
 rejudged rejudge_one(store::store& db, const store::evaluation_row& row, const suite_now& suite) {

@@ -64,13 +64,6 @@ std::string failure_line(const sandbox::process_result& process, const runner_ev
   return sandbox::describe(process) + " before finishing";
 }
 
-std::string error_line(const nlohmann::json& error) {
-  std::string message = error.value("type", "Error") + ": " + error.value("message", "");
-  if (const auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);
-  if (message.size() > 300) message = message.substr(0, 297) + "...";
-  return message;
-}
-
 reference_plan plan_reference(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
                               const std::string& hardware_fingerprint, const fs::path& data_dir) {
   reference_plan plan;

@@ -1,7 +1,7 @@
 #pragma once
 /// Rules over the CUPTI probe's evidence (docs/probe.md, docs/guard.md "Probe findings"): what ran
 /// inside the timed samples of each shape, graphs, launch counts, and the probe's time against
-/// the runtime's. The pipeline reduces probe.json to these facts (src/pipeline/probe_evidence.cpp).
+/// the runtime's. The pipeline reduces probe.json to these facts (src/judge/probe_evidence.cpp).
 #include "arbiter/guard/finding.hpp"
 
 #include <cstdint>

@@ -25,11 +25,11 @@ struct clock_check_record {
 };
 
 struct timing_record {
-  std::string device;                    ///< "cpu" or "cuda"
-  std::string clock;                     ///< the sample clock's name
-  std::int64_t samples = 0;              ///< kept samples (times_ms)
-  std::int64_t warmup = 0;               ///< warm-up calls made
-  double median_ms = 0;                  ///< over the kept samples
+  std::string device;       ///< "cpu" or "cuda"
+  std::string clock;        ///< the sample clock's name
+  std::int64_t samples = 0; ///< kept samples (times_ms)
+  std::int64_t warmup = 0;  ///< warm-up calls made
+  double median_ms = 0;     ///< over the kept samples
   double p10_ms = 0, p90_ms = 0, mean_ms = 0, min_ms = 0, max_ms = 0;
   std::optional<double> rel_noise;       ///< none with fewer than two samples
   std::string stop;                      ///< stop_reason_name
@@ -43,29 +43,40 @@ struct timing_record {
   std::int64_t throttled_samples = 0;
   bool all_throttled = false;
   std::int64_t power_capped_samples = 0;
-  double rest_ratio = 0;                 ///< the stop rule's rest_ratio
-  double rest_s = 0;                     ///< seconds rested after paced calls
-  std::string clock_monitor;             ///< "nvml", or why the SM clock is not read
-  std::optional<double> sm_clock_mhz;    ///< median of the known readings
+  double rest_ratio = 0;              ///< the stop rule's rest_ratio
+  double rest_s = 0;                  ///< seconds rested after paced calls
+  std::string clock_monitor;          ///< "nvml", or why the SM clock is not read
+  std::optional<double> sm_clock_mhz; ///< median of the known readings
   std::optional<std::int64_t> max_sm_clock_mhz;
   clock_check_record clock_check;
-  std::vector<double> times_ms;                     ///< every kept sample, in order
-  std::vector<double> host_ms;                      ///< host latency samples
-  std::vector<double> throttled_ms;                 ///< samples left out because the device throttled
+  std::vector<double> times_ms;                           ///< every kept sample, in order
+  std::vector<double> host_ms;                            ///< host latency samples
+  std::vector<double> throttled_ms;                       ///< samples left out because the device throttled
   std::vector<std::optional<std::int64_t>> sample_sm_mhz; ///< MHz after each sample, kept or dropped
-  std::vector<std::int64_t> power_capped_idx;       ///< sample indices taken under the power cap
-  std::vector<std::int64_t> dropped_idx;            ///< sample indices the stats leave out, ascending
+  std::vector<std::int64_t> power_capped_idx;             ///< sample indices taken under the power cap
+  std::vector<std::int64_t> dropped_idx;                  ///< sample indices the stats leave out, ascending
   bool operator==(const timing_record&) const = default;
 };
 
 /// Every top-level member of a record, in the order the writer writes them (`fallback` only where
 /// the hold was given up).
-inline constexpr std::array<std::string_view, 34> timing_record_fields{
-    "device", "clock", "samples", "warmup", "median_ms", "p10_ms", "p90_ms", "mean_ms", "min_ms", "max_ms", "rel_noise",
-    "stop", "method", "fallback", "held_samples", "floor_ms", "empty_kernel_ms", "host_median_ms", "host_samples",
-    "throttled_samples", "all_throttled", "power_capped_samples", "rest_ratio", "rest_s", "clock_monitor", "sm_clock_mhz",
-    "max_sm_clock_mhz", "clock_check", "times_ms", "host_ms", "throttled_ms", "sample_sm_mhz", "power_capped_idx",
-    "dropped_idx"};
+inline constexpr std::array<std::string_view, 34> timing_record_fields{"device",           "clock",
+                                                                       "samples",          "warmup",
+                                                                       "median_ms",        "p10_ms",
+                                                                       "p90_ms",           "mean_ms",
+                                                                       "min_ms",           "max_ms",
+                                                                       "rel_noise",        "stop",
+                                                                       "method",           "fallback",
+                                                                       "held_samples",     "floor_ms",
+                                                                       "empty_kernel_ms",  "host_median_ms",
+                                                                       "host_samples",     "throttled_samples",
+                                                                       "all_throttled",    "power_capped_samples",
+                                                                       "rest_ratio",       "rest_s",
+                                                                       "clock_monitor",    "sm_clock_mhz",
+                                                                       "max_sm_clock_mhz", "clock_check",
+                                                                       "times_ms",         "host_ms",
+                                                                       "throttled_ms",     "sample_sm_mhz",
+                                                                       "power_capped_idx", "dropped_idx"};
 
 /// The record as JSON: none as null, members in timing_record_fields' order.
 nlohmann::ordered_json to_json(const timing_record& record);

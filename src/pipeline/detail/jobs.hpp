@@ -5,6 +5,7 @@
 /// tests/unit/pipeline/jobs_test.cpp.
 #include "arbiter/catalog/problem.hpp"
 #include "arbiter/catalog/solution.hpp"
+#include "arbiter/judge/judge.hpp"
 #include "arbiter/pipeline/options.hpp"
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,9 @@ struct job_context {
   std::string device;
   std::vector<catalog::shape> shapes; ///< the problem's shapes for this device
 };
+
+/// The settings of ctx the judge depends on (judge::judge_context).
+judge::judge_context judge_context_of(const job_context& ctx);
 
 /// The job file's "timing" object for a device (runtime::for_device): the warm-up by time and the
 /// rest after each paced call on cuda, neither on cpu (docs/measurement.md, "Sampling"). Every job

@@ -2,8 +2,8 @@
 /// The two kinds of runner process of an evaluation.
 #include "arbiter/catalog/problem.hpp"
 #include "arbiter/catalog/solution.hpp"
+#include "arbiter/judge/judge.hpp"
 #include "arbiter/sandbox/process.hpp"
-#include "detail/events.hpp"
 #include "detail/jobs.hpp"
 #include "detail/outside_clock.hpp"
 
@@ -13,6 +13,11 @@
 #include <vector>
 
 namespace arbiter::pipeline::detail {
+
+using judge::candidate_run;
+using judge::error_line;
+using judge::read_events;
+using judge::runner_events;
 
 /// A finished reference run: its folder, or why it failed.
 struct reference_run {
@@ -50,18 +55,6 @@ reference_run finish_reference(const reference_plan& plan, std::unique_ptr<sandb
 reference_run ensure_reference(const job_context& ctx, const catalog::problem& problem, const std::vector<std::uint64_t>& seeds,
                                const std::string& hardware_fingerprint, const std::filesystem::path& data_dir,
                                sandbox::process_runner& runner);
-
-struct candidate_run {
-  sandbox::process_result process;
-  runner_events events;
-  /// Static facts of the solution (facts.py); {"unavailable": why} where they could not be had,
-  /// which the guard reads as a finding (fail closed).
-  nlohmann::json facts = {{"facts", nlohmann::json::array()}};
-  nlohmann::json sandbox = nlohmann::json::object(); ///< sandbox_details() of the candidate process
-  std::string probe;                                 ///< probe_setup::status: "" (not cuda), "enabled", "unavailable: <why>"
-  std::string probe_key;                             ///< the key its evidence must be signed with (hex); "" without the probe
-  outside_record outside;                            ///< the orchestrator's clock over the process's batches (outside.json)
-};
 
 /// A candidate process started and waiting behind its gate (sandbox::started_process), its folder
 /// prepared and its static facts read: started ahead of its turn so that its interpreter's start-up
@@ -129,9 +122,6 @@ inline constexpr int k_reference_layout = 3;
 /// which every later evaluation of the problem is handed). The runner empties the folder
 /// before the solution is imported.
 void hand_over_sealed(const std::filesystem::path& from, const std::filesystem::path& to);
-
-/// "<Type>: <message>" of an error event, shortened to one line.
-std::string error_line(const nlohmann::json& error);
 
 /// Why a runner process did not finish: its error event's line, else how the process ended.
 std::string failure_line(const sandbox::process_result& process, const runner_events& events);

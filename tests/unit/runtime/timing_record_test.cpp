@@ -121,8 +121,8 @@ TEST(timing_record, no_record_without_a_numeric_median) {
 // The runner checks each record it hands over against its own list (runtime.check_timing_record):
 // the two lists must be one.
 TEST(timing_record, the_fields_are_the_runners_list) {
-  const auto runner =
-      python_tuple(std::filesystem::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "runtime.py", "TIMING_RECORD_FIELDS");
+  const auto runner = python_tuple(std::filesystem::path(ARBITER_SOURCE_DIR) / "python" / "arbiter_runner" / "runtime.py",
+                                   "TIMING_RECORD_FIELDS");
   ASSERT_FALSE(runner.empty());
   EXPECT_EQ(runner, std::set<std::string>(timing_record_fields.begin(), timing_record_fields.end()));
 }

@@ -3,7 +3,7 @@
 /// (guard/probe_rules.hpp) and a summary for the evaluation's details.
 #include "arbiter/catalog/problem.hpp"
 #include "arbiter/guard/probe_rules.hpp"
-#include "detail/runs.hpp"
+#include "arbiter/judge/judge.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 /// The guard's facts from a parsed probe.json: windows grouped by shape (window "group" = shape
 /// index), the problem's rules, each shape's timing record on the channel for the cross-checks
@@ -63,8 +63,8 @@ candidate_evidence candidate_probe(const candidate_run& run, const std::filesyst
 /// From candidate_probe's result when run.probe is "enabled": fills evidence and details["probe"]
 /// (the status string itself when the probe was unavailable; nothing off cuda). The reference's
 /// probe.json in ref_dir, where there is one, tells whether its timed calls run kernels.
-void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+void attach_probe(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run,
                   const candidate_evidence& probe, const std::filesystem::path& ref_dir, guard::probe_evidence& evidence,
                   nlohmann::json& details);
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

@@ -2,8 +2,8 @@
 // probe's evidence — given members of the wrong type or numbers out of range, as a candidate may
 // write them (fuzz/: each case here is an input the fuzzers once crashed on).
 #include "arbiter/common/frames.hpp"
-#include "detail/events.hpp"
-#include "detail/judge.hpp"
+#include "arbiter/judge/events.hpp"
+#include "detail/timing_record.hpp"
 #include "detail/probe_evidence.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +15,8 @@
 
 namespace fs = std::filesystem;
 using namespace arbiter;
-using namespace arbiter::pipeline::detail;
+using namespace arbiter::judge;
+using namespace arbiter::judge::detail;
 
 namespace {
 

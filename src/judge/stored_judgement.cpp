@@ -1,8 +1,8 @@
-#include "detail/stored_judgement.hpp"
+#include "arbiter/judge/judge.hpp"
 
 #include "arbiter/guard/version.hpp"
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge {
 
 store::evaluation_result stored_judgement(judgement j) {
   store::evaluation_result r;
@@ -16,4 +16,4 @@ store::evaluation_result stored_judgement(judgement j) {
   return r;
 }
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge

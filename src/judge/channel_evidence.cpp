@@ -8,7 +8,7 @@
 #include <fstream>
 #include <vector>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 namespace fs = std::filesystem;
 
@@ -88,7 +88,7 @@ std::optional<nlohmann::json> channel_index(const runner_events& events, std::si
   return *it;
 }
 
-void channel_checks(guard::run_evidence& e, const job_context& ctx, const candidate_run& run, const fs::path& eval_dir) {
+void channel_checks(guard::run_evidence& e, const judge_context& ctx, const candidate_run& run, const fs::path& eval_dir) {
   if (run.process.channel_truncated)
     e.channel.push_back(fmt::format("{} bytes written to the channel, past its cap", run.process.channel_bytes));
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
@@ -97,4 +97,4 @@ void channel_checks(guard::run_evidence& e, const job_context& ctx, const candid
   }
 }
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

@@ -1,13 +1,13 @@
 // The timing records of a shape as the judge reads them: the reference's file and the candidate's
 // record on the channel (docs/protocol.md). Both are bytes a runner process wrote, the candidate's
 // under its own control; runtime::parse_timing_record reads them without trusting their types.
-#include "detail/judge.hpp"
+#include "detail/timing_record.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <limits>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 namespace fs = std::filesystem;
 
@@ -57,4 +57,4 @@ std::vector<std::int64_t> dropped_samples(const runtime::timing_record& record) 
 
 bool timer_held(const runtime::timing_record& record) { return record.samples > 0 && record.held_samples >= record.samples; }
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

@@ -20,7 +20,7 @@ TEST_F(judge_fixture, with_the_static_rules_off_no_fact_decides_and_the_outside_
   candidate_outputs({1, 2, 3});
   m_run.facts = {{"languages", {"torch"}},
                  {"facts", {{{"kind", "frame"}, {"what", "sys._getframe"}, {"where", "kernel.py:3"}, {"function", "forward"}}}}};
-  m_options.static_rules = false;
+  m_context.static_rules = false;
   const auto honest = judge();
   EXPECT_EQ(honest.result.v, verdict::passed) << honest.result.reason; // the frame fact (T7) is kept, not applied
   EXPECT_EQ(honest.details.value("static_rules", ""), "off");
@@ -30,7 +30,7 @@ TEST_F(judge_fixture, with_the_static_rules_off_no_fact_decides_and_the_outside_
   EXPECT_EQ(forged.result.v, verdict::rejected) << forged.result.reason;
   EXPECT_TRUE(has_finding(forged, "T4")) << forged.result.reason;
   for (const auto& f : forged.findings) EXPECT_NE(f.source, "static") << f.evidence;
-  m_options.static_rules = true;
+  m_context.static_rules = true;
   EXPECT_TRUE(has_finding(judge(), "T7"));
 }
 
@@ -56,12 +56,12 @@ namespace {
 /// The reference's batches on a loaded host, with the kernel's CPU account too: the no-call
 /// batches' walls from 12 to 30 ms for 0.8 ms of CPU, its calls 2 ms of CPU each (its record's 2 ms).
 void reference_with_cpu(const fs::path& ref_dir) {
-  detail::outside_record reference;
+  arbiter::judge::outside_record reference;
   reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 2.0, std::nullopt},
                        {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
                        {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt},
                        {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
-  detail::write_outside(ref_dir / "outside.json", reference);
+  arbiter::judge::write_outside(ref_dir / "outside.json", reference);
 }
 
 } // namespace
@@ -122,12 +122,12 @@ TEST_F(judge_fixture, on_the_cpu_a_score_counts_only_as_far_as_the_outside_accou
   EXPECT_DOUBLE_EQ(scored.details["outside_scored"][0]["record_ms"].get<double>(), 0.5);
   // The reference's own batch at twice its record (its weights cold in its timed loop) changes
   // nothing: the candidate's batch is held against the candidate's record.
-  detail::outside_record reference;
+  arbiter::judge::outside_record reference;
   reference.batches = {{0, "reference", 2, 20.0, true, 0.8 + 2 * 4.0, std::nullopt},
                        {0, "overhead0", 2, 12.0, true, 0.8, std::nullopt},
                        {0, "overhead1", 2, 30.0, true, 0.82, std::nullopt},
                        {0, "overhead2", 2, 20.0, true, 0.81, std::nullopt}};
-  detail::write_outside(ref() / "outside.json", reference);
+  arbiter::judge::write_outside(ref() / "outside.json", reference);
   EXPECT_NEAR(*judge().speedup, 2.0 / 0.9, 1e-9);
   // A batch within 1.3x the record plus the slack: the record stands.
   m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.7, 0.0}, {0, "overhead", 2, 2.0, true, 0.8, 0.0}};

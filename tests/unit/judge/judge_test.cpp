@@ -133,7 +133,7 @@ TEST_F(judge_fixture, an_emptied_capture_index_is_h3_and_the_channels_captures_a
 TEST_F(judge_fixture, a_capture_rewritten_after_the_runner_wrote_it_is_h3) {
   candidate_outputs({1, 2, 3}, {0, 0, 0}); // zeros when timed...
   auto index = m_run.events.timed[0]["captures"];
-  index[0]["digest"] = detail::file_digest(eval() / "outputs/0/timed/0.arbb");
+  index[0]["digest"] = arbiter::judge::detail::file_digest(eval() / "outputs/0/timed/0.arbb");
   write_json_file(eval() / "outputs/0/timed.json", index);
   m_run.events.timed[0]["captures"] = index;
   EXPECT_TRUE(has_finding(judge(), "T7"));
@@ -211,7 +211,7 @@ TEST_F(judge_fixture, probe_evidence_is_summarised_and_a_clean_run_passes) {
   EXPECT_EQ(j.details["probe"]["modules_loaded"], 2);
 }
 
-const store::measurement_record& measurement(const detail::judgement& j, const std::string& role) {
+const store::measurement_record& measurement(const arbiter::judge::judgement& j, const std::string& role) {
   const auto it = std::find_if(j.measurements.begin(), j.measurements.end(), [&](const auto& m) { return m.role == role; });
   EXPECT_NE(it, j.measurements.end()) << role;
   return *it;
@@ -482,7 +482,7 @@ TEST(events, a_torn_last_frame_is_left_out_and_a_spliced_line_is_a_fault) {
   const fs::path file = fs::temp_directory_path() / "arbiter_events_test.jsonl";
   std::ofstream(file) << arbiter::frames_from_lines(
       "{\"event\": \"start\", \"mode\": \"candidate\"}\n{\"event\": \"loaded\"}\n{\"event\": \"ca");
-  const auto events = detail::read_events(file);
+  const auto events = arbiter::judge::read_events(file);
   EXPECT_TRUE(events.started);
   EXPECT_FALSE(events.done);
   EXPECT_EQ(events.last_event, "loaded");
@@ -491,35 +491,10 @@ TEST(events, a_torn_last_frame_is_left_out_and_a_spliced_line_is_a_fault) {
   // A forged event written beside the runner's frames, as a plain line: the rest is not read.
   std::ofstream(file) << arbiter::encode_frame(0, {{"event", "start"}}) << "{\"event\": \"done\"}\n"
                       << arbiter::encode_frame(1, {{"event", "done"}});
-  const auto forged = detail::read_events(file);
+  const auto forged = arbiter::judge::read_events(file);
   ASSERT_TRUE(forged.fault);
   EXPECT_FALSE(forged.done);
   fs::remove(file);
-}
-
-TEST(prune, large_bundles_go_small_ones_and_other_files_stay_and_a_pruned_reference_is_made_again) {
-  const fs::path root = fs::temp_directory_path() / ("arbiter_prune_" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  const auto write = [](const fs::path& file, std::uintmax_t size) {
-    fs::create_directories(file.parent_path());
-    std::ofstream(file) << std::string(size, 'x');
-  };
-  write(root / "eval/outputs/0/0/outputs.arbb", detail::k_prune_bundle_bytes);
-  write(root / "eval/outputs/0/1/outputs.arbb", 1024);
-  write(root / "eval/outputs/probe.json", detail::k_prune_bundle_bytes + 1);
-  const auto p = detail::prune_bundles(root / "eval");
-  EXPECT_EQ(p.files, 1u);
-  EXPECT_EQ(p.bytes, detail::k_prune_bundle_bytes);
-  EXPECT_FALSE(fs::exists(root / "eval/outputs/0/0/outputs.arbb"));
-  EXPECT_TRUE(fs::exists(root / "eval/outputs/0/1/outputs.arbb"));
-  EXPECT_TRUE(fs::exists(root / "eval/outputs/probe.json"));
-  write(root / "ref/events.jsonl", 10);
-  EXPECT_EQ(detail::prune_reference(root / "ref").files, 0u);
-  EXPECT_TRUE(fs::exists(root / "ref/events.jsonl")); // nothing pruned: still a complete cache
-  write(root / "ref/expected/0/0/outputs.arbb", detail::k_prune_bundle_bytes * 2);
-  EXPECT_EQ(detail::prune_reference(root / "ref").files, 1u);
-  EXPECT_FALSE(fs::exists(root / "ref/events.jsonl"));
-  fs::remove_all(root);
 }
 
 TEST_F(judge_fixture, a_channel_record_whose_member_has_another_type_is_a_forged_channel_not_a_crash) {

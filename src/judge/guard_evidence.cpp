@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 namespace fs = std::filesystem;
 
@@ -30,14 +30,13 @@ bool every_case_passed(const case_passes& passed) {
   return !passed.empty() && std::all_of(passed.begin(), passed.end(), [](bool ok) { return ok; });
 }
 
-void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const fs::path& ref,
+void case_checks(guard::run_evidence& e, const judge_context& ctx, const catalog::problem& problem, const fs::path& ref,
                  const fs::path& out, const case_passes& passed, verify::bundle_cache& bundles) {
   const bool all_passed = every_case_passed(passed);
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path shape = std::to_string(shape_idx);
-    for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
-      const std::size_t case_idx =
-          shape_idx * static_cast<std::size_t>(ctx.options.num_seeds) + static_cast<std::size_t>(seed_idx);
+    for (int seed_idx = 0; seed_idx < ctx.num_seeds; ++seed_idx) {
+      const std::size_t case_idx = shape_idx * static_cast<std::size_t>(ctx.num_seeds) + static_cast<std::size_t>(seed_idx);
       if (case_idx >= passed.size() || !passed[case_idx]) continue; // a re-run only means something after a correct call
       const fs::path dir = shape / std::to_string(seed_idx);
       const std::string where = fmt::format("shape {}, input set {}", ctx.shapes[shape_idx].name, seed_idx);
@@ -61,7 +60,7 @@ void case_checks(guard::run_evidence& e, const job_context& ctx, const catalog::
 }
 
 // The captures the channel's index names (outputs/<shape>/timed.json is only a copy for people).
-void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const runner_events& events,
+void timed_checks(guard::run_evidence& e, const judge_context& ctx, const catalog::problem& problem, const runner_events& events,
                   const fs::path& ref, const fs::path& out, verify::bundle_cache& bundles) {
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path shape = std::to_string(shape_idx);
@@ -76,7 +75,7 @@ void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog:
           "timed",
           fmt::format("shape {}, timed call {} (input set {})", ctx.shapes[shape_idx].name, capture.value("call_idx", 0), set),
           c.ok, c.reason, false};
-      for (int other = 0; !c.ok && other < ctx.options.num_seeds; ++other)
+      for (int other = 0; !c.ok && other < ctx.num_seeds; ++other)
         if (other != set &&
             verify::compare_files(ref / shape / std::to_string(other) / "outputs.arbb", actual, problem.tol, bundles).ok)
           check.matches_other_set = true;
@@ -86,7 +85,7 @@ void timed_checks(guard::run_evidence& e, const job_context& ctx, const catalog:
 }
 
 // S4: the candidate's error against a float64 reference, next to the float32 reference's own.
-void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::path& ref, const fs::path& out,
+void float64_checks(guard::run_evidence& e, const judge_context& ctx, const fs::path& ref, const fs::path& out,
                     verify::bundle_cache& bundles) {
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path dir = fs::path(std::to_string(shape_idx)) / "0";
@@ -106,7 +105,7 @@ void float64_checks(guard::run_evidence& e, const job_context& ctx, const fs::pa
 // The byte an output that was allocated but never written reads as: on cuda the 0xFF blocks the
 // runner frees into the caching allocator; on cpu glibc's fill of every fresh allocation
 // (MALLOC_PERTURB_=1 in the runner's environment, runner_environment).
-unsigned char poison_byte(const job_context& ctx) { return ctx.device == "cpu" ? 0xFE : 0xFF; }
+unsigned char poison_byte(const judge_context& ctx) { return ctx.device == "cpu" ? 0xFE : 0xFF; }
 
 // Bytes of `got` that hold the poison where the expected output does not (all of them when the two
 // differ in size): an expected output made of that byte is not evidence against the candidate.
@@ -117,7 +116,7 @@ std::size_t unexplained_poison(const verify::byte_buffer& got, const verify::byt
   return count;
 }
 
-std::string poison_evidence(const job_context& ctx, const fs::path& ref, const fs::path& out, verify::bundle_cache& bundles) {
+std::string poison_evidence(const judge_context& ctx, const fs::path& ref, const fs::path& out, verify::bundle_cache& bundles) {
   const unsigned char poison = poison_byte(ctx);
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     const fs::path dir = fs::path(std::to_string(shape_idx)) / "0";
@@ -172,7 +171,7 @@ double fastest_fresh_call(const runner_events& events, std::size_t shape_idx) {
 
 } // namespace
 
-std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_events& events) {
+std::vector<guard::clock_span> clock_spans(const judge_context& ctx, const runner_events& events) {
   std::vector<guard::clock_span> spans;
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx)
     for (const auto* timing : shape_events(events.timings, shape_idx)) {
@@ -184,7 +183,7 @@ std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_
   return spans;
 }
 
-std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events, const runner_events& reference,
+std::vector<guard::work_check> work_checks(const judge_context& ctx, const runner_events& events, const runner_events& reference,
                                            const std::vector<store::measurement_record>& measurements) {
   std::vector<guard::work_check> checks;
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
@@ -207,7 +206,7 @@ std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_
   return checks;
 }
 
-guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+guard::run_evidence collect_evidence(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run,
                                      const fs::path& ref_dir, const fs::path& eval_dir, const case_passes& passed,
                                      verify::bundle_cache& bundles) {
   guard::run_evidence e;
@@ -226,4 +225,4 @@ guard::run_evidence collect_evidence(const job_context& ctx, const catalog::prob
   return e;
 }
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

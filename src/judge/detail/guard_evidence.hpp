@@ -6,11 +6,11 @@
 #include "arbiter/guard/dynamic_rules.hpp"
 #include "arbiter/store/records.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
-#include "detail/runs.hpp"
+#include "arbiter/judge/judge.hpp"
 
 #include <filesystem>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 /// Whether each base case (shape-major, input sets inner) was within tolerance; empty when the
 /// run ended before its outputs could be compared.
@@ -20,7 +20,7 @@ using case_passes = std::vector<bool>;
 /// that case was correct, so a memo keyed on addresses is caught whichever case the allocator
 /// reused an address in; stress, timed-call and float64 checks only when every case was correct.
 /// Bundles are read through `bundles`, the judgement's cache.
-guard::run_evidence collect_evidence(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+guard::run_evidence collect_evidence(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run,
                                      const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir,
                                      const case_passes& passed, verify::bundle_cache& bundles);
 
@@ -28,11 +28,11 @@ guard::run_evidence collect_evidence(const job_context& ctx, const catalog::prob
 /// timed median from `measurements` (the larger of device time and host latency), and the same
 /// ratio for the reference (its mutation call in `reference`'s case events, its baseline median)
 /// on cuda where it has one. Shapes without the candidate's pair are left out.
-std::vector<guard::work_check> work_checks(const job_context& ctx, const runner_events& events, const runner_events& reference,
+std::vector<guard::work_check> work_checks(const judge_context& ctx, const runner_events& events, const runner_events& reference,
                                            const std::vector<store::measurement_record>& measurements);
 
 /// Per timed shape, the clock_check spans of the channel's timing record; shapes whose record lacks
 /// either span are left out.
-std::vector<guard::clock_span> clock_spans(const job_context& ctx, const runner_events& events);
+std::vector<guard::clock_span> clock_spans(const judge_context& ctx, const runner_events& events);
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

@@ -1,29 +1,18 @@
 #pragma once
-/// Turns what a candidate process did into a verdict, with details and measurements: process end
-/// and runner events first, then the orchestrator's own comparison of every case, then timings.
-#include "arbiter/catalog/problem.hpp"
-#include "arbiter/guard/finding.hpp"
+/// The timing records of a shape as the judge reads them (runtime::timing_record): the reference's
+/// file and the candidate's record on the channel.
+#include "arbiter/judge/events.hpp"
 #include "arbiter/runtime/timing_record.hpp"
 #include "arbiter/store/records.hpp"
-#include "detail/runs.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <vector>
 
-namespace arbiter::pipeline::detail {
-
-struct judgement {
-  outcome result;
-  std::optional<double> speedup;
-  nlohmann::json details = nlohmann::json::object();
-  std::vector<store::measurement_record> measurements;
-  std::vector<guard::finding> findings; ///< every finding, deciding or not
-};
-
-judgement judge(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                const std::filesystem::path& ref_dir, const std::filesystem::path& eval_dir);
+namespace arbiter::judge::detail {
 
 /// A timing record's measurement row (role, shape and speedup left to the caller).
 store::measurement_record measurement_of(const runtime::timing_record& record);
@@ -47,4 +36,4 @@ std::vector<std::int64_t> dropped_samples(const runtime::timing_record& record);
 /// then its events bracket the device work and not the host's launches (guard::compare_clocks).
 bool timer_held(const runtime::timing_record& record);
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge {
 
 struct runner_events {
   bool started = false;
@@ -43,4 +43,8 @@ runner_events events_of(const frame_stream& frames);
 /// The events of `events` (one of the arrays above) whose shape_idx is `shape_idx`, in order.
 std::vector<const nlohmann::json*> shape_events(const nlohmann::json& events, std::size_t shape_idx);
 
-} // namespace arbiter::pipeline::detail
+/// "<Type>: <message>" of an error event, shortened to one line; members of another type read as
+/// missing.
+std::string error_line(const nlohmann::json& error);
+
+} // namespace arbiter::judge

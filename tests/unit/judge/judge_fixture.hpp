@@ -1,17 +1,13 @@
 #pragma once
 // The judge's test fixture: a reference folder and a candidate run written as the runner would
-// leave them, without real processes (pipeline_test.cpp, outside_judge_test.cpp).
+// leave them, without real processes (judge_test.cpp, outside_judge_test.cpp).
 #include "arbiter/common/frames.hpp"
 #include "arbiter/runtime/arbiter_runtime.h"
 #include "detail/channel_evidence.hpp"
-#include "detail/events.hpp"
-#include "detail/jobs.hpp"
-#include "detail/judge.hpp"
-#include "detail/probe_setup.hpp"
+#include "arbiter/judge/events.hpp"
+#include "arbiter/judge/judge.hpp"
+#include "detail/timing_record.hpp"
 #include "arbiter/probe/signature.hpp"
-#include "detail/prune.hpp"
-#include "detail/runs.hpp"
-#include "detail/sandbox_view.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -23,7 +19,6 @@
 
 namespace fs = std::filesystem;
 using namespace arbiter;
-using namespace arbiter::pipeline;
 
 namespace {
 
@@ -56,7 +51,6 @@ class judge_fixture : public ::testing::Test {
   void SetUp() override {
     m_root = fs::temp_directory_path() / ("arbiter_judge_" + std::to_string(::getpid()));
     fs::remove_all(m_root);
-    m_options.num_seeds = 3;
     m_problem.id = "p";
     m_problem.tol = catalog::default_tolerance("float32");
     for (int seed_idx = 0; seed_idx < 3; ++seed_idx)
@@ -64,12 +58,12 @@ class judge_fixture : public ::testing::Test {
     write_json_file(ref() / "timing/0.json", timing_json(2.0));
     // The reference's batches: its own model at its record's 2 ms per call, and three that call
     // nothing, which cost about 1 ms.
-    detail::outside_record reference;
+    arbiter::judge::outside_record reference;
     reference.batches = {{0, "reference", 2, 5.0, true, std::nullopt, std::nullopt},
                          {0, "overhead0", 2, 1.0, true, std::nullopt, std::nullopt},
                          {0, "overhead1", 2, 1.1, true, std::nullopt, std::nullopt},
                          {0, "overhead2", 2, 1.05, true, std::nullopt, std::nullopt}};
-    detail::write_outside(ref() / "outside.json", reference);
+    arbiter::judge::write_outside(ref() / "outside.json", reference);
     for (int set_idx = 0; set_idx < 2; ++set_idx)
       write_bundle(ref() / "expected/0/outside" / (std::to_string(set_idx) + ".arbb"), {1, 2, 3});
     m_run.process.end = sandbox::process_end::exited;
@@ -105,23 +99,19 @@ class judge_fixture : public ::testing::Test {
     write_json_file(eval() / "timing/0.json", record);
     m_run.events.timings = nlohmann::json::array({{{"event", "timing"}, {"shape_idx", 0}, {"record", record}}});
   }
-  detail::judgement judge() {
-    const detail::job_context ctx{m_options, m_paths, "cpu", {catalog::shape{"n3", {}, nlohmann::json::object()}}};
-    return detail::judge(ctx, m_problem, m_run, ref(), eval());
-  }
+  arbiter::judge::judgement judge() { return arbiter::judge::judge({m_problem, m_context, m_run, ref(), eval()}); }
 
   fs::path m_root;
-  eval_options m_options;
-  runner_paths m_paths;
+  arbiter::judge::judge_context m_context{"cpu", {catalog::shape{"n3", {}, nlohmann::json::object()}}, 3, true};
   catalog::problem m_problem;
-  detail::candidate_run m_run;
+  arbiter::judge::candidate_run m_run;
 };
 
-[[maybe_unused]] bool has_finding(const detail::judgement& j, const std::string& pattern) {
+[[maybe_unused]] bool has_finding(const arbiter::judge::judgement& j, const std::string& pattern) {
   return std::any_of(j.findings.begin(), j.findings.end(), [&](const auto& f) { return f.pattern == pattern; });
 }
 
-[[maybe_unused]] std::string evidence_of(const detail::judgement& j, const std::string& pattern) {
+[[maybe_unused]] std::string evidence_of(const arbiter::judge::judgement& j, const std::string& pattern) {
   for (const auto& f : j.findings)
     if (f.pattern == pattern) return f.evidence;
   return "";

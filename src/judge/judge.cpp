@@ -1,12 +1,14 @@
-#include "detail/judge.hpp"
+#include "arbiter/judge/judge.hpp"
 
 #include "arbiter/guard/process_rules.hpp"
+#include "arbiter/common/json_field.hpp"
 #include "arbiter/guard/static_rules.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/verify/bundle_cache.hpp"
 #include "detail/guard_evidence.hpp"
 #include "detail/outside_evidence.hpp"
 #include "detail/probe_evidence.hpp"
+#include "detail/timing_record.hpp"
 
 #include <fmt/format.h>
 
@@ -14,13 +16,13 @@
 #include <cmath>
 #include <optional>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string case_where(const job_context& ctx, const nlohmann::json& record) {
+std::string case_where(const judge_context& ctx, const nlohmann::json& record) {
   const auto shape_idx = record.value("shape_idx", -1);
   std::string where;
   if (shape_idx >= 0 && shape_idx < static_cast<int>(ctx.shapes.size()))
@@ -30,7 +32,7 @@ std::string case_where(const job_context& ctx, const nlohmann::json& record) {
 }
 
 // The process and the runner's own account: anything but a clean "done" decides the verdict.
-std::optional<outcome> process_outcome(const job_context& ctx, const candidate_run& run) {
+std::optional<outcome> process_outcome(const judge_context& ctx, const candidate_run& run) {
   const auto& p = run.process;
   if (p.end == sandbox::process_end::failed_to_start) return outcome{verdict::crashed, "the runner could not start: " + p.error};
   // A cap of the sandbox reached (the work folder, memory, processes): the excess is gone and the
@@ -40,7 +42,7 @@ std::optional<outcome> process_outcome(const job_context& ctx, const candidate_r
     return outcome{verdict::timeout,
                    sandbox::describe(p) + (run.events.last_event.empty() ? "" : " after event '" + run.events.last_event + "'")};
   if (const auto& e = run.events.error) {
-    const std::string phase = e->value("phase", "case");
+    const std::string phase = string_or(*e, "phase", "case");
     const verdict v = phase == "load" ? verdict::compile_error : verdict::runtime_error;
     const std::string what = phase == "load" ? "import failed" : phase + " failed" + case_where(ctx, *e);
     return outcome{v, what + ": " + error_line(*e)};
@@ -53,7 +55,7 @@ std::optional<outcome> process_outcome(const job_context& ctx, const candidate_r
   return std::nullopt;
 }
 
-std::optional<outcome> check_cases(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+std::optional<outcome> check_cases(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run,
                                    const fs::path& ref_dir, const fs::path& eval_dir, nlohmann::json& details,
                                    verify::bundle_cache& bundles) {
   for (const auto& record : run.events.cases)
@@ -61,7 +63,7 @@ std::optional<outcome> check_cases(const job_context& ctx, const catalog::proble
       return outcome{verdict::incorrect, "modified its inputs" + case_where(ctx, record)};
   std::optional<outcome> first_failure;
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
-    for (int seed_idx = 0; seed_idx < ctx.options.num_seeds; ++seed_idx) {
+    for (int seed_idx = 0; seed_idx < ctx.num_seeds; ++seed_idx) {
       const fs::path rel = fs::path(std::to_string(shape_idx)) / std::to_string(seed_idx) / "outputs.arbb";
       const auto c = verify::compare_files(ref_dir / "expected" / rel, eval_dir / "outputs" / rel, problem.tol, bundles);
       details["cases"].push_back({{"shape", ctx.shapes[shape_idx].name},
@@ -128,7 +130,7 @@ void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& p
 }
 
 // Each candidate row's speedup over its shape's baseline row, and their geomean when every shape has one.
-void compute_speedups(const job_context& ctx, judgement& j) {
+void compute_speedups(const judge_context& ctx, judgement& j) {
   std::vector<double> speedups;
   for (auto& candidate : j.measurements) {
     if (candidate.role != "candidate" || candidate.median_ms <= 0) continue;
@@ -141,16 +143,15 @@ void compute_speedups(const job_context& ctx, judgement& j) {
   j.speedup = speedups.size() == ctx.shapes.size() && !speedups.empty() ? std::optional(score::geomean(speedups)) : std::nullopt;
 }
 
-std::string passed_reason(const job_context& ctx, const judgement& j) {
-  return j.speedup
-      ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
-                    ctx.shapes.size() * static_cast<std::size_t>(ctx.options.num_seeds), *j.speedup, ctx.shapes.size())
-      : "all cases within tolerance; timings missing";
+std::string passed_reason(const judge_context& ctx, const judgement& j) {
+  return j.speedup ? fmt::format("all {} cases within tolerance; {:.2f}× over eager (geomean of {} shapes)",
+                                 ctx.shapes.size() * static_cast<std::size_t>(ctx.num_seeds), *j.speedup, ctx.shapes.size())
+                   : "all cases within tolerance; timings missing";
 }
 
 // The candidate's times come from the records the runtime handed over on the channel, never from
 // its timing/ folder, which the candidate can write (a file that differs is a guard finding).
-void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candidate_run& run, const nlohmann::json& probe,
+void attach_timings(const judge_context& ctx, const fs::path& ref_dir, const candidate_run& run, const nlohmann::json& probe,
                     judgement& j) {
   const auto ref_probe = read_probe(ref_dir / "probe.json");
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
@@ -177,7 +178,7 @@ void attach_timings(const job_context& ctx, const fs::path& ref_dir, const candi
 // the row keeps its spread. Where the batch cost more than the CPU rule's ratio allows, the guard
 // rejects as well (T4); below the tolerance, a forged record gains at most
 // guard::k_outside_score_tolerance. The replaced times are listed in details.outside_scored.
-void confirm_outside(const job_context& ctx, const std::vector<guard::outside_check>& outside, judgement& j) {
+void confirm_outside(const judge_context& ctx, const std::vector<guard::outside_check>& outside, judgement& j) {
   bool changed = false;
   for (const auto& check : outside) {
     const auto confirmed_ms = guard::outside_confirmed_ms(check);
@@ -206,7 +207,7 @@ void confirm_outside(const job_context& ctx, const std::vector<guard::outside_ch
 
 namespace {
 
-outcome base_outcome(const job_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
+outcome base_outcome(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
                      const fs::path& eval_dir, const nlohmann::json& probe, judgement& j, verify::bundle_cache& bundles) {
   if (auto o = process_outcome(ctx, run)) return *o;
   j.details["cases"] = nlohmann::json::array();
@@ -217,12 +218,12 @@ outcome base_outcome(const job_context& ctx, const catalog::problem& problem, co
 
 // The guard (docs/guard.md): static facts and run evidence become findings, which may turn the
 // verdict into `rejected`; the failing case or process outcome stays in the details.
-void apply_guard(const job_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
+void apply_guard(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
                  const fs::path& eval_dir, const candidate_evidence& probe, judgement& j, verify::bundle_cache& bundles) {
   case_passes passed;
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
     for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
-  if (ctx.options.static_rules) j.findings = guard::static_findings(run.facts, problem.rule);
+  if (ctx.static_rules) j.findings = guard::static_findings(run.facts, problem.rule);
   else j.details["static_rules"] = "off";
   if (auto survivors = guard::survivor_finding(run.process.survivors)) j.findings.push_back(std::move(*survivors));
   auto evidence = collect_evidence(ctx, problem, run, ref_dir, eval_dir, passed, bundles);
@@ -243,8 +244,16 @@ void apply_guard(const job_context& ctx, const catalog::problem& problem, const 
 
 } // namespace
 
-judgement judge(const job_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
-                const fs::path& eval_dir) {
+} // namespace arbiter::judge::detail
+
+namespace arbiter::judge {
+
+judgement judge(const judge_input& input) {
+  using namespace detail;
+  const judge_context& ctx = input.context;
+  const catalog::problem& problem = input.problem;
+  const candidate_run& run = input.run;
+  const std::filesystem::path &ref_dir = input.ref_dir, &eval_dir = input.eval_dir;
   judgement j;
   j.details["runner"] = run.events.start;
   j.details["weights"] = run.events.weights;
@@ -274,4 +283,4 @@ judgement judge(const job_context& ctx, const catalog::problem& problem, const c
   return j;
 }
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge

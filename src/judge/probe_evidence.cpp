@@ -7,7 +7,7 @@
 #include "arbiter/common/json_field.hpp"
 #include "arbiter/probe/signature.hpp"
 #include "arbiter/score/metrics.hpp"
-#include "detail/judge.hpp"
+#include "detail/timing_record.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include <numeric>
 #include <set>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 namespace fs = std::filesystem;
 
@@ -383,7 +383,7 @@ candidate_evidence candidate_probe(const candidate_run& run, const fs::path& eva
   return result;
 }
 
-void attach_probe(const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+void attach_probe(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run,
                   const candidate_evidence& probe, const fs::path& ref_dir, guard::probe_evidence& evidence,
                   nlohmann::json& details) {
   if (run.probe.empty()) return;
@@ -405,4 +405,4 @@ void attach_probe(const job_context& ctx, const catalog::problem& problem, const
   details["probe"] = probe_summary(doc, names, evidence);
 }
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

@@ -6,7 +6,7 @@
 #include <limits>
 #include <optional>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 namespace fs = std::filesystem;
 
@@ -167,7 +167,7 @@ void busy_after_answer(guard::run_evidence& e, const shape_batches& b, const std
 
 } // namespace
 
-void outside_evidence(guard::run_evidence& e, const job_context& ctx, const catalog::problem& problem, const candidate_run& run,
+void outside_evidence(guard::run_evidence& e, const judge_context& ctx, const catalog::problem& problem, const candidate_run& run,
                       const fs::path& ref_dir, const fs::path& eval_dir,
                       const std::vector<store::measurement_record>& measurements, bool outputs_checked,
                       verify::bundle_cache& bundles, nlohmann::json& details) {
@@ -201,4 +201,4 @@ void outside_evidence(guard::run_evidence& e, const job_context& ctx, const cata
   }
 }
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

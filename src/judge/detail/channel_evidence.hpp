@@ -3,14 +3,14 @@
 /// channel") set against the files it also left in its own, writable folder: a file that no
 /// longer says what the channel says was rewritten by the candidate (guard pattern H3).
 #include "arbiter/guard/dynamic_rules.hpp"
-#include "detail/runs.hpp"
+#include "arbiter/judge/judge.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <optional>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge::detail {
 
 /// The capture index (what outputs/<shape>/timed.json holds) of the shape's first "timed" event;
 /// nullopt where the channel has none.
@@ -25,7 +25,7 @@ std::string file_digest(const std::filesystem::path& file);
 /// without a capture index, a capture file whose digest is not the one on the channel (every job the orchestrator writes is a guard job), and a timing file
 /// with no record behind it; the last two only for a run that finished (a killed one stops anywhere).
 /// Also a channel that passed its size cap.
-void channel_checks(guard::run_evidence& e, const job_context& ctx, const candidate_run& run,
+void channel_checks(guard::run_evidence& e, const judge_context& ctx, const candidate_run& run,
                     const std::filesystem::path& eval_dir);
 
-} // namespace arbiter::pipeline::detail
+} // namespace arbiter::judge::detail

@@ -1,4 +1,4 @@
-#include "detail/events.hpp"
+#include "arbiter/judge/events.hpp"
 
 #include "arbiter/common/event_names.hpp"
 #include "arbiter/common/json_field.hpp"
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <fstream>
 
-namespace arbiter::pipeline::detail {
+namespace arbiter::judge {
 
 namespace {
 
@@ -65,4 +65,12 @@ std::vector<const nlohmann::json*> shape_events(const nlohmann::json& events, st
   return found;
 }
 
-} // namespace arbiter::pipeline::detail
+std::string error_line(const nlohmann::json& error) {
+  // The event is the runner's, in a candidate's process: members of any type.
+  std::string message = string_or(error, "type", "Error") + ": " + string_or(error, "message");
+  if (const auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);
+  if (message.size() > 300) message = message.substr(0, 297) + "...";
+  return message;
+}
+
+} // namespace arbiter::judge
