@@ -1,6 +1,8 @@
 #include "detail/channel_evidence.hpp"
+#include "arbiter/common/timing_kind.hpp"
 
 #include "arbiter/common/file.hpp"
+#include "detail/timing_record.hpp"
 
 #include <fmt/format.h>
 #include <xxhash.h>
@@ -24,6 +26,17 @@ std::optional<nlohmann::json> read_folder_json(const fs::path& file) {
 void count_events(guard::run_evidence& e, const std::vector<const nlohmann::json*>& found, const char* what,
                   const std::string& shape) {
   if (found.size() > 1) e.channel.push_back(fmt::format("{} {} for shape {} on the channel", found.size(), what, shape));
+}
+
+// A record whose clock and method the runtime does not write on the device was written by someone
+// else: its labels would otherwise reach the leaderboard's account of how it ranks.
+void label_checks(guard::run_evidence& e, const runner_events& events, std::size_t shape_idx, const std::string& shape,
+                  const std::string& device) {
+  const auto record = channel_timing(events, shape_idx);
+  if (record && !timing_kind::runtime_writes(device, record->clock, record->method))
+    e.channel.push_back(fmt::format("shape {}'s timing record names clock '{}' and method '{}', which the runtime does not "
+                                    "write on {}",
+                                    shape, record->clock, record->method, device));
 }
 
 void timing_checks(guard::run_evidence& e, const runner_events& events, std::size_t shape_idx, const std::string& shape,
@@ -93,6 +106,7 @@ void channel_checks(guard::run_evidence& e, const judge_context& ctx, const cand
     e.channel.push_back(fmt::format("{} bytes written to the channel, past its cap", run.process.channel_bytes));
   for (std::size_t shape_idx = 0; shape_idx < ctx.shapes.size(); ++shape_idx) {
     timing_checks(e, run.events, shape_idx, ctx.shapes[shape_idx].name, eval_dir);
+    label_checks(e, run.events, shape_idx, ctx.shapes[shape_idx].name, ctx.device);
     index_checks(e, run.events, shape_idx, ctx.shapes[shape_idx].name, eval_dir);
   }
 }

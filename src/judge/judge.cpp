@@ -1,4 +1,5 @@
 #include "arbiter/judge/judge.hpp"
+#include "arbiter/common/timing_kind.hpp"
 
 #include "arbiter/guard/process_rules.hpp"
 #include "arbiter/common/json_field.hpp"
@@ -89,8 +90,8 @@ struct timing_pair {
 };
 
 void use_spans(store::measurement_record& m, const span_stats& s) {
-  m.clock = "cupti";
-  m.method = "cupti_span";
+  m.clock = timing_kind::clock_cupti;
+  m.method = timing_kind::method_cupti_span;
   m.median_ms = s.median_ms;
   m.p10_ms = s.p10_ms;
   m.p90_ms = s.p90_ms;
@@ -195,7 +196,7 @@ void confirm_outside(const judge_context& ctx, const std::vector<guard::outside_
     row->p10_ms *= factor;
     row->p90_ms *= factor;
     row->mean_ms *= factor;
-    row->method = "outside_cpu";
+    row->method = timing_kind::method_outside_cpu;
     changed = true;
   }
   if (!changed) return;

@@ -1,4 +1,5 @@
 #include "arbiter/runtime/sample_clock.hpp"
+#include "arbiter/common/timing_kind.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -15,10 +16,10 @@ class cpu_clock final : public sample_clock {
   explicit cpu_clock(uint64_t flush_bytes) : m_flush(flush_bytes ? flush_bytes : k_default_cpu_flush_bytes) {}
 
   const char* device_name() const noexcept override { return "cpu"; }
-  const char* clock_name() const noexcept override { return "steady_clock"; }
+  const char* clock_name() const noexcept override { return timing_kind::clock_steady.data(); }
   clock_info info() const override {
     clock_info i;
-    i.method = "steady_clock";
+    i.method = timing_kind::method_steady;
     i.monitor = "none on cpu";
     return i;
   }

@@ -1,4 +1,5 @@
 #include "arbiter/runtime/arbiter_runtime.h"
+#include "arbiter/common/timing_kind.hpp"
 #include "arbiter/runtime/sample_clock.hpp"
 #include "arbiter/runtime/timing_stats.hpp"
 #include "clock_monitor.hpp"
@@ -41,10 +42,10 @@ class cuda_clock final : public sample_clock {
   cuda_clock& operator=(const cuda_clock&) = delete;
 
   const char* device_name() const noexcept override { return "cuda"; }
-  const char* clock_name() const noexcept override { return "cuda_event"; }
+  const char* clock_name() const noexcept override { return timing_kind::clock_cuda_event.data(); }
   clock_info info() const override {
     clock_info i = m_info;
-    i.method = m_hold ? "held_events" : "events";
+    i.method = m_hold ? timing_kind::method_held_events : timing_kind::method_events;
     return i;
   }
 

@@ -2,6 +2,7 @@
 // the stored timings actually used rather than from the device alone: a cuda run whose calls
 // synchronise falls back from held events to plain events, and the sentence should say so.
 #include "arbiter/score/ranking.hpp"
+#include "arbiter/common/timing_kind.hpp"
 
 #include <fmt/format.h>
 
@@ -15,14 +16,16 @@ namespace {
 
 std::string method_of(const store::timing_method_count& t) {
   if (!t.method.empty()) return t.method;
-  return t.clock == "cuda_event" ? "events" : "steady_clock"; // the only methods before migration 3
+  // the only methods before migration 3
+  return std::string(t.clock == timing_kind::clock_cuda_event ? timing_kind::method_events : timing_kind::method_steady);
 }
 
 std::string method_words(const std::string& method) {
-  if (method == "held_events") return "held events";
-  if (method == "cupti_span") return "CUPTI kernel spans";
-  if (method == "steady_clock") return "steady clock";
-  if (method == "outside_cpu") return "the outside CPU account, where it exceeded the record";
+  namespace kind = timing_kind;
+  if (method == kind::method_held_events) return "held events";
+  if (method == kind::method_cupti_span) return "CUPTI kernel spans";
+  if (method == kind::method_steady) return "steady clock";
+  if (method == kind::method_outside_cpu) return "the outside CPU account, where it exceeded the record";
   return method;
 }
 

@@ -54,11 +54,12 @@ struct measurement_record {
   std::string shape;
   std::string role;     ///< "candidate" | "baseline"
   std::string baseline; ///< "eager" for the reference; empty for the candidate
-  std::string clock;    ///< "cuda_event" | "cupti" | "host"
+  std::string clock;    ///< "cuda_event" | "cupti" | "steady_clock" (timing_kind.hpp)
   double median_ms = 0, p10_ms = 0, p90_ms = 0, mean_ms = 0, rel_noise = 0;
   std::int64_t samples = 0;
   std::optional<double> speedup; ///< candidate rows only: baseline median / candidate median
-  std::string method; ///< "cupti_span" | "held_events" | "events" | "steady_clock" | "outside_cpu" ("" before migration 3)
+  std::string
+      method; ///< timing_kind.hpp: "cupti_span" | "held_events" | "events" | "steady_clock" | "outside_cpu" ("" before migration 3)
   std::optional<double> host_median_ms; ///< host latency beside the device time (cuda)
   std::int64_t throttled = 0;           ///< samples discarded because the device throttled
   std::optional<double> sm_clock_mhz;   ///< median SM clock of the samples (NVML); none on cpu or without NVML
@@ -70,7 +71,7 @@ struct measurement_record {
 struct timing_method_count {
   std::string role;     ///< "candidate" | "baseline"
   std::string baseline; ///< baseline rows: "eager"; empty for the candidate
-  std::string clock;    ///< "cuda_event" | "cupti" | "host"
+  std::string clock;    ///< "cuda_event" | "cupti" | "steady_clock" (timing_kind.hpp)
   std::string
       method; ///< "cupti_span" | "held_events" | "events" | "steady_clock" | "outside_cpu" | "" (stored before migration 3)
   std::int64_t count = 0;

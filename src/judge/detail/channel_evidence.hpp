@@ -24,7 +24,8 @@ std::string file_digest(const std::filesystem::path& file);
 /// from the channel's record or index, more than one record or index for a shape, a timed shape
 /// without a capture index, a capture file whose digest is not the one on the channel (every job the orchestrator writes is a guard job), and a timing file
 /// with no record behind it; the last two only for a run that finished (a killed one stops anywhere).
-/// Also a channel that passed its size cap.
+/// Also a channel that passed its size cap, and a timing record whose clock and method the runtime
+/// does not write on the device (timing_kind::runtime_writes).
 void channel_checks(guard::run_evidence& e, const judge_context& ctx, const candidate_run& run,
                     const std::filesystem::path& eval_dir);
 

@@ -15,8 +15,10 @@ TEST_F(judge_fixture, matching_outputs_pass_with_speedup_from_medians) {
 
 TEST_F(judge_fixture, a_timing_with_null_fields_is_judged_not_thrown) {
   // What the runtime writes for a call that synchronised inside the stream hold: one sample of zero.
+  m_context.device = "cuda";
   candidate_outputs({1, 2, 3});
   candidate_timing({{"clock", "cuda_event"},
+                    {"method", "events"},
                     {"median_ms", 0.0},
                     {"p10_ms", 0.0},
                     {"p90_ms", 0.0},
@@ -225,7 +227,7 @@ TEST_F(judge_fixture, device_time_is_the_probes_span_when_both_sides_were_probed
   write_probe(eval() / "outputs/probe.json", candidate_windows);
   // Without the reference's evidence both keep their event times: one method per speedup.
   auto j = judge();
-  EXPECT_EQ(measurement(j, "candidate").method, "");
+  EXPECT_EQ(measurement(j, "candidate").method, "steady_clock");
   EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
   write_probe(ref() / "probe.json", {probe_window("sample", 1, 1'600'000), probe_window("sample", 1, 1'600'000)});
   j = judge();
@@ -504,4 +506,27 @@ TEST_F(judge_fixture, a_channel_record_whose_member_has_another_type_is_a_forged
   EXPECT_EQ(j.result.v, verdict::rejected) << j.result.reason;
   EXPECT_TRUE(has_finding(j, "H3")) << j.result.reason;
   EXPECT_NE(j.result.reason.find("a record the judge cannot read"), std::string::npos) << j.result.reason;
+}
+
+// The record's labels reach the leaderboard's account of how it ranks ("ranked by … CUPTI kernel
+// spans"): a record naming a clock or method the runtime does not write on the device is forged.
+TEST_F(judge_fixture, a_record_labelled_with_a_method_the_runtime_does_not_write_is_a_forged_channel) {
+  for (const auto& [clock, method] : std::vector<std::pair<std::string, std::string>>{
+           {"steady_clock", "cupti_span"}, {"cuda_event", "held_events"}, {"steady_clock", ""}}) {
+    candidate_outputs({1, 2, 3});
+    auto record = timing_json(0.5);
+    record["clock"] = clock;
+    record["method"] = method;
+    candidate_timing(record);
+    const auto j = judge();
+    EXPECT_EQ(j.result.v, verdict::rejected) << clock << " " << method;
+    EXPECT_NE(evidence_of(j, "H3").find("which the runtime does not write on cpu"), std::string::npos) << evidence_of(j, "H3");
+  }
+  m_context.device = "cuda"; // where held events are the runtime's own
+  candidate_outputs({1, 2, 3});
+  auto record = timing_json(0.5);
+  record["clock"] = "cuda_event";
+  record["method"] = "held_events";
+  candidate_timing(record);
+  EXPECT_EQ(evidence_of(judge(), "H3").find("does not write"), std::string::npos);
 }

@@ -144,7 +144,7 @@ TEST_F(judge_fixture, the_outside_account_never_raises_a_score) {
   m_run.outside.batches = {{0, "candidate", 2, 3.0, true, 0.8 + 2 * 0.2, 0.0}, {0, "overhead", 2, 2.0, true, 0.8, 0.0}};
   const auto j = judge();
   EXPECT_DOUBLE_EQ(*j.speedup, 4.0);
-  EXPECT_EQ(j.measurements[1].method, "");
+  EXPECT_EQ(j.measurements[1].method, "steady_clock");
 }
 
 TEST_F(judge_fixture, a_no_call_batch_burning_cpu_hides_at_most_half_the_references_more) {
