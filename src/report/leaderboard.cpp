@@ -5,6 +5,7 @@
 
 #include "arbiter/common/error.hpp"
 #include "arbiter/common/json_number.hpp"
+#include "arbiter/report/row_json.hpp"
 #include "arbiter/report/escape.hpp"
 
 #include <fmt/format.h>
@@ -164,30 +165,6 @@ void render_markdown(std::ostream& out, const leaderboard_header& header, const 
 
 // ---- json -------------------------------------------------------------------------------------
 
-nlohmann::ordered_json json_row(std::size_t rank, const score::model_summary& row) {
-  using json = nlohmann::ordered_json;
-  json verdicts = json::object();
-  for (const auto& [name, count] : row.verdict_counts) verdicts[name] = count;
-  return {{"rank", rank},
-          {"model", row.model},
-          {"harness", row.harness},
-          {"problems", row.problems},
-          {"attempted", row.attempted},
-          {"passed", row.passed},
-          {"pass_at_1", row.pass_at_1},
-          {"mean_speedup", optional_number<json>(row.mean_speedup)},
-          {"median_speedup", optional_number<json>(row.median_speedup)},
-          {"geomean_speedup", optional_number<json>(row.geomean_speedup)},
-          {"kernelarena_score", row.kernelarena_score},
-          {"tokens_per_solved", optional_number<json>(row.per_solved.tokens)},
-          {"cache_tokens_per_solved", optional_number<json>(row.per_solved.cache_tokens)},
-          {"cost_per_solved_usd", optional_number<json>(row.per_solved.cost_usd)},
-          {"wall_s_per_solved", optional_number<json>(row.per_solved.wall_s)},
-          {"rejected", row.rejected},
-          {"stale_guard", row.stale_guard},
-          {"verdicts", verdicts}};
-}
-
 void render_json(std::ostream& out, const leaderboard_header& header, const std::vector<score::model_summary>& rows) {
   nlohmann::ordered_json doc = {{"suite", header.suite},
                                 {"campaign", header.campaign},
@@ -197,7 +174,7 @@ void render_json(std::ostream& out, const leaderboard_header& header, const std:
                                 {"timing_methods", nlohmann::ordered_json::object()},
                                 {"rows", nlohmann::ordered_json::array()}};
   for (const auto& [method, count] : header.timing_methods) doc["timing_methods"][method] = count;
-  for (std::size_t idx = 0; idx < rows.size(); ++idx) doc["rows"].push_back(json_row(idx + 1, rows[idx]));
+  for (std::size_t idx = 0; idx < rows.size(); ++idx) doc["rows"].push_back(row_json(idx + 1, rows[idx]));
   out << doc.dump(2) << '\n';
 }
 
@@ -211,20 +188,32 @@ void write_csv_record(std::ostream& out, const std::vector<std::string>& fields)
 }
 
 void render_csv(std::ostream& out, const std::vector<score::model_summary>& rows) {
-  write_csv_record(out,
-                   {"rank", "model", "harness", "problems", "attempted", "passed", "pass_at_1", "mean_speedup", "median_speedup",
-                    "geomean_speedup", "kernelarena_score", "tokens_per_solved", "cache_tokens_per_solved", "cost_per_solved_usd",
-                    "wall_s_per_solved", "rejected", "stale_guard", "verdicts"});
+  std::vector<std::string> titles{"rank",      "model",        "harness",        "problems",        "attempted",        "passed",
+                                  "pass_at_1", "mean_speedup", "median_speedup", "geomean_speedup", "kernelarena_score"};
+  for (const double p : score::k_fast_p_thresholds) titles.push_back(fmt::format("fast_{}", p));
+  for (const char* title : {"tokens_per_solved", "cache_tokens_per_solved", "cost_per_solved_usd", "wall_s_per_solved",
+                            "rejected", "stale_guard", "verdicts"})
+    titles.emplace_back(title);
+  write_csv_record(out, titles);
   for (std::size_t idx = 0; idx < rows.size(); ++idx) {
     const score::model_summary& row = rows[idx];
-    write_csv_record(out,
-                     {std::to_string(idx + 1), row.model, row.harness, std::to_string(row.problems),
-                      std::to_string(row.attempted), std::to_string(row.passed), fmt::format("{}", row.pass_at_1),
-                      csv_number(row.mean_speedup), csv_number(row.median_speedup), csv_number(row.geomean_speedup),
-                      fmt::format("{}", row.kernelarena_score), csv_number(row.per_solved.tokens),
-                      csv_number(row.per_solved.cache_tokens), csv_number(row.per_solved.cost_usd),
-                      csv_number(row.per_solved.wall_s), std::to_string(row.rejected), std::to_string(row.stale_guard),
-                      failure_breakdown(row)});
+    std::vector<std::string> fields{std::to_string(idx + 1),
+                                    row.model,
+                                    row.harness,
+                                    std::to_string(row.problems),
+                                    std::to_string(row.attempted),
+                                    std::to_string(row.passed),
+                                    fmt::format("{}", row.pass_at_1),
+                                    csv_number(row.mean_speedup),
+                                    csv_number(row.median_speedup),
+                                    csv_number(row.geomean_speedup),
+                                    fmt::format("{}", row.kernelarena_score)};
+    for (const double share : row.fast_p) fields.push_back(fmt::format("{}", share));
+    for (auto&& field : {csv_number(row.per_solved.tokens), csv_number(row.per_solved.cache_tokens),
+                         csv_number(row.per_solved.cost_usd), csv_number(row.per_solved.wall_s), std::to_string(row.rejected),
+                         std::to_string(row.stale_guard), failure_breakdown(row)})
+      fields.push_back(field);
+    write_csv_record(out, fields);
   }
 }
 

@@ -1,4 +1,5 @@
 // The leaderboard, board index, campaign list and live progress views.
+#include "arbiter/report/row_json.hpp"
 #include "arbiter/guard/version.hpp"
 #include "arbiter/score/metrics.hpp"
 #include "arbiter/score/ranking.hpp"
@@ -53,39 +54,14 @@ std::map<row_key, double> fraction_of_peak_by_row(store::store& db, const campai
   return out;
 }
 
-json fast_p_json(const score::model_summary& row) {
-  json out = json::object();
-  for (std::size_t idx = 0; idx < score::k_fast_p_thresholds.size(); ++idx)
-    out[fmt::format("{}", score::k_fast_p_thresholds[idx])] = row.fast_p[idx];
-  return out;
-}
-
+// The report's row (report::row_json), with the model's organisation and its fraction of peak.
 json leaderboard_row(std::size_t rank, const score::model_summary& row, const std::string& org,
                      const std::map<row_key, double>& peak) {
-  json verdicts = json::object();
-  for (const auto& [name, count] : row.verdict_counts) verdicts[name] = count;
+  json out = report::row_json<json>(rank, row);
   const auto fraction = peak.find({row.model, row.harness});
-  return {{"rank", rank},
-          {"model", row.model},
-          {"org", org},
-          {"harness", row.harness},
-          {"problems", row.problems},
-          {"attempted", row.attempted},
-          {"passed", row.passed},
-          {"pass_at_1", row.pass_at_1},
-          {"mean_speedup", optional_number(row.mean_speedup)},
-          {"median_speedup", optional_number(row.median_speedup)},
-          {"geomean_speedup", optional_number(row.geomean_speedup)},
-          {"kernelarena_score", row.kernelarena_score},
-          {"fast_p", fast_p_json(row)},
-          {"fraction_of_peak", fraction == peak.end() ? json(nullptr) : json(fraction->second)},
-          {"tokens_per_solved", optional_number(row.per_solved.tokens)},
-          {"cache_tokens_per_solved", optional_number(row.per_solved.cache_tokens)},
-          {"cost_per_solved_usd", optional_number(row.per_solved.cost_usd)},
-          {"wall_s_per_solved", optional_number(row.per_solved.wall_s)},
-          {"rejected", row.rejected},
-          {"stale_guard", row.stale_guard},
-          {"verdicts", verdicts}};
+  out["org"] = org;
+  out["fraction_of_peak"] = fraction == peak.end() ? json(nullptr) : json(fraction->second);
+  return out;
 }
 
 json peak_note(const campaign_data& data, bool measured) {

@@ -31,6 +31,7 @@ std::vector<score::model_summary> rows() {
   alpha.median_speedup = 3.0;
   alpha.geomean_speedup = std::sqrt(8.0);
   alpha.kernelarena_score = 4.5;
+  alpha.fast_p = {0.5, 0.5, 0.5, 0.5, 0.25}; // 2 of 4 passed, at 2.0x and at 4.5x
   alpha.verdict_counts = {{"passed", 2}, {"incorrect", 1}, {"rejected", 1}};
   alpha.harness = "arbiter-basic";
   alpha.per_solved = {48210.0, 1500.0, 0.25, 312.4};
@@ -97,6 +98,13 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
       "median_speedup": 3.0,
       "geomean_speedup": 2.8284271247461903,
       "kernelarena_score": 4.5,
+      "fast_p": {
+        "0": 0.5,
+        "0.5": 0.5,
+        "1": 0.5,
+        "1.5": 0.5,
+        "2": 0.25
+      },
       "tokens_per_solved": 48210.0,
       "cache_tokens_per_solved": 1500.0,
       "cost_per_solved_usd": 0.25,
@@ -121,6 +129,13 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
       "median_speedup": null,
       "geomean_speedup": null,
       "kernelarena_score": 0.0,
+      "fast_p": {
+        "0": 0.0,
+        "0.5": 0.0,
+        "1": 0.0,
+        "1.5": 0.0,
+        "2": 0.0
+      },
       "tokens_per_solved": null,
       "cache_tokens_per_solved": null,
       "cost_per_solved_usd": null,
@@ -140,10 +155,11 @@ TEST(leaderboard, json_has_header_fields_numbers_and_nulls) {
 TEST(leaderboard, csv_quotes_commas_and_quotes) {
   const std::string expected =
       "rank,model,harness,problems,attempted,passed,pass_at_1,mean_speedup,median_speedup,geomean_speedup,"
-      "kernelarena_score,tokens_per_solved,cache_tokens_per_solved,cost_per_solved_usd,wall_s_per_solved,rejected,"
-      "stale_guard,verdicts\r\n"
-      "1,alpha,arbiter-basic,4,4,2,0.5,3,3,2.8284271247461903,4.5,48210,1500,0.25,312.4,2,0,\"incorrect 1, rejected 1\"\r\n"
-      "2,\"beta, \"\"large\"\"\",,4,1,0,0,,,,0,,,,,0,0,compile_error 1\r\n";
+      "kernelarena_score,fast_0,fast_0.5,fast_1,fast_1.5,fast_2,tokens_per_solved,cache_tokens_per_solved,"
+      "cost_per_solved_usd,wall_s_per_solved,rejected,stale_guard,verdicts\r\n"
+      "1,alpha,arbiter-basic,4,4,2,0.5,3,3,2.8284271247461903,4.5,0.5,0.5,0.5,0.5,0.25,48210,1500,0.25,312.4,2,0,"
+      "\"incorrect 1, rejected 1\"\r\n"
+      "2,\"beta, \"\"large\"\"\",,4,1,0,0,,,,0,0,0,0,0,0,,,,,0,0,compile_error 1\r\n";
   EXPECT_EQ(render(format::csv), expected);
 }
 
