@@ -5,6 +5,7 @@
 #include "arbiter/judge/events.hpp"
 #include "detail/timing_record.hpp"
 #include "detail/probe_evidence.hpp"
+#include "evidence_json.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -98,6 +99,70 @@ TEST_F(probe_record, outside_windows_that_are_not_an_object_count_nothing) {
   const auto doc = read_probe(write(R"({"version": 1, "outside_windows": 7})"));
   const auto facts = probe_facts(doc, {"s"}, runner_events{}, catalog::rules{}, doc);
   EXPECT_EQ(facts.shapes.at(0).outside_timed_kernels, 0u);
+}
+
+// The probe writes its evidence (src/probe/evidence_json.cpp, inside the candidate's process) and
+// the judge reads it back (probe_evidence.cpp): two programs over one file. Each member the judge
+// reads is written here with a value of its own and must come back in the judge's facts, so that a
+// member renamed on one side fails here instead of reading as missing.
+arbiter::probe::window_stats probe_window(const char* label, std::int64_t index) {
+  arbiter::probe::window_stats w;
+  w.label = label;
+  w.group = 0;
+  w.index = index;
+  w.begin_ns = 1'000;
+  w.end_ns = 9'000;
+  w.last_correlation = 10; // closed
+  w.harness_stream = 7;
+  w.launches = w.api_kernel_launches = w.kernels = 2;
+  w.busy_ns = 3'000;
+  w.first_start_ns = 2'000;
+  w.last_end_ns = 6'000;
+  w.streams = {7, 9};
+  w.off_stream_kernels = 1;
+  w.after_end_kernels = 1;
+  w.after_end_max_ns = 20'000; // past guard::k_escape_slack_ns
+  w.threads = 4;
+  return w;
+}
+
+TEST_F(probe_record, what_the_probe_writes_is_what_the_judge_reads) {
+  arbiter::probe::evidence e;
+  e.graphs_launched = 3;
+  e.windows_dropped = 2;
+  e.witness = {5, 1, {"callbacks off at a marker"}, 4, 6};
+  e.windows = {probe_window("case", 0), probe_window("sample", 0), probe_window("sample", 1)};
+  e.kernel_details = {{"ampere_sgemm_128x64_nn", {7, 1, 0, {1, 1, 1}, {128, 1, 1}, 2'000, 2'500}, 1}};
+  e.outside_kernels = 9;
+  e.outside_busy_ns = 900;
+  e.outside_gaps = {{"sample", 0, 9, 900}};
+  const auto doc = read_probe(write(arbiter::probe::evidence_json(e)));
+  ASSERT_FALSE(doc.is_discarded());
+  runner_events events;
+  events.timings = nlohmann::json::array({{{"event", "timing"},
+                                           {"shape_idx", 0},
+                                           {"record", {{"median_ms", 0.004}, {"samples", 2}, {"sample_sm_mhz", {1980, 1980}}}}}});
+  const auto facts = probe_facts(doc, {"s"}, events, catalog::rules{});
+  ASSERT_EQ(facts.shapes.size(), 1u);
+  const auto& s = facts.shapes[0];
+  EXPECT_EQ(s.cases_with_kernels, 1); // label, group, kernels
+  EXPECT_EQ(s.samples, 2);            // the timed windows
+  EXPECT_EQ(s.sample_windows, 2);     // and their indices, 0 and 1
+  EXPECT_EQ(s.sample_indices_missing + s.sample_indices_extra, 0);
+  EXPECT_EQ(s.samples_off_stream, 2); // streams, harness_stream, off_stream_kernels
+  EXPECT_EQ(s.samples_escaping, 2);   // after_end_kernels, after_end_max_ns
+  EXPECT_EQ(s.max_kernels_per_call, 2u);
+  ASSERT_TRUE(s.span_median_ms); // first_start_ns, last_end_ns
+  EXPECT_DOUBLE_EQ(*s.span_median_ms, 0.004);
+  EXPECT_EQ(s.outside_timed_kernels, 9u);      // outside_windows.after
+  EXPECT_EQ(facts.graph_launches, 3u);         // graphs.launched
+  EXPECT_EQ(facts.witness.forged_markers, 4u); // witness
+  EXPECT_EQ(facts.witness.refused_claims, 6u);
+  EXPECT_EQ(facts.witness.callbacks_disabled, 1u);
+  EXPECT_NE(facts.witness.notes.find("callbacks off at a marker"), std::string::npos);
+  EXPECT_EQ(facts.witness.windows_dropped, 2u);
+  EXPECT_EQ(facts.library_kernels, std::vector<std::string>{"ampere_sgemm_128x64_nn"}); // kernels[].name, window
+  EXPECT_TRUE(facts.complete);                                                          // totals.dropped_records
 }
 
 } // namespace
