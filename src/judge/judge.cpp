@@ -57,7 +57,7 @@ std::optional<outcome> process_outcome(const judge_context& ctx, const candidate
 }
 
 std::optional<outcome> check_cases(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run,
-                                   const fs::path& ref_dir, const fs::path& eval_dir, nlohmann::json& details,
+                                   const fs::path& ref_dir, const fs::path& eval_dir, std::vector<case_comparison>& cases,
                                    verify::bundle_cache& bundles) {
   for (const auto& record : run.events.cases)
     if (record.value("inputs_mutated", false))
@@ -67,15 +67,8 @@ std::optional<outcome> check_cases(const judge_context& ctx, const catalog::prob
     for (int seed_idx = 0; seed_idx < ctx.num_seeds; ++seed_idx) {
       const fs::path rel = fs::path(std::to_string(shape_idx)) / std::to_string(seed_idx) / "outputs.arbb";
       const auto c = verify::compare_files(ref_dir / "expected" / rel, eval_dir / "outputs" / rel, problem.tol, bundles);
-      details["cases"].push_back({{"shape", ctx.shapes[shape_idx].name},
-                                  {"input_set", seed_idx},
-                                  {"ok", c.ok},
-                                  {"reason", c.reason},
-                                  {"numel", c.numel},
-                                  {"mismatches", c.mismatches},
-                                  {"nonfinite", c.nonfinite},
-                                  {"max_abs_err", c.max_abs_err},
-                                  {"max_rel_err", c.max_rel_err}});
+      cases.push_back({ctx.shapes[shape_idx].name, seed_idx, c.ok, c.reason, c.numel, c.mismatches, c.nonfinite, c.max_abs_err,
+                       c.max_rel_err});
       if (!c.ok && !first_failure)
         first_failure = outcome{verdict::incorrect,
                                 fmt::format("shape {}, input set {}: {}", ctx.shapes[shape_idx].name, seed_idx, c.reason)};
@@ -102,12 +95,10 @@ void use_spans(store::measurement_record& m, const span_stats& s) {
 // either way): then the larger of the two, so that a witness that saw less never lowers the time;
 // the disagreement is noted (details.clocks_disagree) beside the guard's T4.
 void use_device_time(store::measurement_record& m, const span_stats& s, const runtime::timing_record& record, const char* role,
-                     nlohmann::json& details) {
+                     judgement& j) {
   const double rel_noise = std::isfinite(m.rel_noise) ? m.rel_noise : 0.0;
   const auto agreement = guard::compare_clocks(s.median_ms, m.median_ms, rel_noise, timer_held(record));
-  if (agreement != guard::clock_agreement::agree)
-    details["clocks_disagree"].push_back(
-        {{"shape", m.shape}, {"role", role}, {"timer_ms", m.median_ms}, {"span_ms", s.median_ms}});
+  if (agreement != guard::clock_agreement::agree) j.clocks_disagree.push_back({m.shape, role, m.median_ms, s.median_ms});
   if (agreement == guard::clock_agreement::timer_long) return; // the timer's is the larger: kept
   use_spans(m, s);
 }
@@ -117,14 +108,14 @@ void use_device_time(store::measurement_record& m, const span_stats& s, const ru
 // Each side's spans leave out the samples its runtime left out of its own stats (dropped_idx).
 void prefer_probe_spans(const nlohmann::json& ref_probe, const nlohmann::json& probe, std::size_t shape_idx,
                         const timing_pair& records, store::measurement_record& baseline, store::measurement_record& candidate,
-                        nlohmann::json& details) {
+                        judgement& j) {
   const auto b = sample_spans(ref_probe, shape_idx, dropped_samples(records.baseline));
   const auto c = sample_spans(probe, shape_idx, dropped_samples(records.candidate));
   if (!b || !c || b->median_ms <= 0) return;
-  use_device_time(baseline, *b, records.baseline, "baseline", details);
-  use_device_time(candidate, *c, records.candidate, "candidate", details);
+  use_device_time(baseline, *b, records.baseline, "baseline", j);
+  use_device_time(candidate, *c, records.candidate, "candidate", j);
   const auto note = [&](const span_stats& s, const char* role) { // a drop list the spans do not bear out
-    if (s.dropped_ignored) details["dropped_ignored"].push_back({{"shape", baseline.shape}, {"role", role}});
+    if (s.dropped_ignored) j.drops_ignored.push_back({baseline.shape, role});
   };
   note(*b, "baseline");
   note(*c, "candidate");
@@ -163,7 +154,7 @@ void attach_timings(const judge_context& ctx, const fs::path& ref_dir, const can
     auto baseline = measurement_of(records.baseline);
     auto candidate = measurement_of(records.candidate);
     baseline.shape = candidate.shape = ctx.shapes[shape_idx].name;
-    prefer_probe_spans(ref_probe, probe, shape_idx, records, baseline, candidate, j.details);
+    prefer_probe_spans(ref_probe, probe, shape_idx, records, baseline, candidate, j);
     baseline.role = "baseline";
     baseline.baseline = "eager";
     candidate.role = "candidate";
@@ -187,11 +178,7 @@ void confirm_outside(const judge_context& ctx, const std::vector<guard::outside_
                                   [&](const auto& m) { return m.role == "candidate" && m.shape == check.shape; });
     if (!confirmed_ms || row == j.measurements.end() || row->median_ms <= 0) continue;
     const double factor = *confirmed_ms / row->median_ms;
-    j.details["outside_scored"].push_back({{"shape", check.shape},
-                                           {"record_ms", row->median_ms},
-                                           {"confirmed_ms", *confirmed_ms},
-                                           {"calls", check.calls},
-                                           {"slack_ms", check.slack_ms}});
+    j.outside_scored.push_back({check.shape, row->median_ms, *confirmed_ms, check.calls, check.slack_ms});
     row->median_ms = *confirmed_ms;
     row->p10_ms *= factor;
     row->p90_ms *= factor;
@@ -211,8 +198,7 @@ namespace {
 outcome base_outcome(const judge_context& ctx, const catalog::problem& problem, const candidate_run& run, const fs::path& ref_dir,
                      const fs::path& eval_dir, const nlohmann::json& probe, judgement& j, verify::bundle_cache& bundles) {
   if (auto o = process_outcome(ctx, run)) return *o;
-  j.details["cases"] = nlohmann::json::array();
-  if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.details, bundles)) return *o;
+  if (auto o = check_cases(ctx, problem, run, ref_dir, eval_dir, j.cases.emplace(), bundles)) return *o;
   attach_timings(ctx, ref_dir, run, probe, j);
   return {verdict::passed, passed_reason(ctx, j)};
 }
@@ -223,7 +209,7 @@ void apply_guard(const judge_context& ctx, const catalog::problem& problem, cons
                  const fs::path& eval_dir, const candidate_evidence& probe, judgement& j, verify::bundle_cache& bundles) {
   case_passes passed;
   if (j.result.v == verdict::passed || j.result.v == verdict::incorrect)
-    for (const auto& c : j.details.value("cases", nlohmann::json::array())) passed.push_back(c.value("ok", false));
+    for (const auto& c : j.cases.value_or(std::vector<case_comparison>{})) passed.push_back(c.ok);
   if (ctx.static_rules) j.findings = guard::static_findings(run.facts, problem.rule);
   else j.details["static_rules"] = "off";
   if (auto survivors = guard::survivor_finding(run.process.survivors)) j.findings.push_back(std::move(*survivors));

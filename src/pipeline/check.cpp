@@ -97,7 +97,7 @@ check_report run_check(const check_options& given, sandbox::process_runner& runn
   auto judged = judge::judge({problem, detail::judge_context_of(ctx), run, reference.dir, report.run_dir});
   report.result = judged.result;
   report.speedup = judged.result.v == verdict::passed ? judged.speedup : std::nullopt;
-  report.details = std::move(judged.details);
+  report.details = judge::details_json(judged);
   report.details["sandbox"] = run.sandbox;
   report.measurements = std::move(judged.measurements);
   return report;

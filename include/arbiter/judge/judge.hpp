@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -53,15 +54,57 @@ struct judge_input {
   std::filesystem::path eval_dir; ///< the evaluation's folder: the candidate's outputs and copies
 };
 
+/// One case (a shape's input set): the candidate's outputs against the reference's (verify::compare_files).
+struct case_comparison {
+  std::string shape;
+  int input_set = 0;
+  bool ok = false;
+  std::string reason;
+  std::int64_t numel = 0, mismatches = 0, nonfinite = 0;
+  double max_abs_err = 0, max_rel_err = 0;
+};
+
+/// A side's two clocks that disagreed beyond their tolerance (guard::compare_clocks): the larger was kept.
+struct clock_disagreement {
+  std::string shape, role;
+  double timer_ms = 0, span_ms = 0;
+};
+
+/// A side whose drop list (the record's dropped_idx) the probe's spans do not bear out: all its
+/// sample windows counted.
+struct dropped_ignored {
+  std::string shape, role;
+};
+
+/// A shape whose candidate time the outside batch's CPU account replaced (guard::outside_confirmed_ms).
+struct outside_score {
+  std::string shape;
+  double record_ms = 0, confirmed_ms = 0;
+  int calls = 0;
+  double slack_ms = 0;
+};
+
 struct judgement {
   outcome result;
   std::optional<double> speedup;
-  nlohmann::json details = nlohmann::json::object();
+  /// Every case compared, shape-major; none where the process did not finish cleanly.
+  std::optional<std::vector<case_comparison>> cases;
   std::vector<store::measurement_record> measurements;
   std::vector<guard::finding> findings; ///< every finding, deciding or not
+  std::vector<clock_disagreement> clocks_disagree;
+  std::vector<dropped_ignored> drops_ignored;
+  std::vector<outside_score> outside_scored;
+  /// Summaries shown as they are (the runner, the process, the probe, the outside clock, the guard's
+  /// checks, …) and, once judged, the run's own keys a caller adds (k_run_details).
+  nlohmann::json details = nlohmann::json::object();
 };
 
 judgement judge(const judge_input& input);
+
+/// The judgement's details as stored and shown (`details_json` of an evaluation): `details` with the
+/// typed members written in, under the keys "cases", "clocks_disagree", "dropped_ignored" and
+/// "outside_scored" (the last three only where non-empty). The one writer of those keys.
+nlohmann::json details_json(const judgement& j);
 
 /// A judgement as the store keeps it, the one way from judge() to store::evaluation_result for the
 /// campaign and for `arbiter rejudge`: the verdict, its details (dumped), the speedup (a passed

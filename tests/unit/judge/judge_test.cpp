@@ -264,7 +264,8 @@ TEST_F(judge_fixture, device_time_leaves_out_the_samples_the_runtime_dropped) {
   candidate_timing(record);
   j = judge();
   EXPECT_DOUBLE_EQ(measurement(j, "candidate").median_ms, 0.33);
-  EXPECT_EQ(j.details["dropped_ignored"], nlohmann::json::parse(R"([{"shape": "n3", "role": "candidate"}])"));
+  EXPECT_EQ(arbiter::judge::details_json(j)["dropped_ignored"],
+            nlohmann::json::parse(R"([{"shape": "n3", "role": "candidate"}])"));
 }
 
 TEST_F(judge_fixture, a_tiny_kernels_device_time_resolves_inside_the_timers_step) {
@@ -371,7 +372,7 @@ TEST_F(judge_fixture, a_held_timer_far_above_the_span_is_T4_and_the_larger_clock
       << evidence_of(j, "T4");
   EXPECT_DOUBLE_EQ(measurement(j, "candidate").median_ms, 0.5); // never the smaller of the two
   EXPECT_DOUBLE_EQ(measurement(j, "baseline").median_ms, 1.6);
-  EXPECT_EQ(j.details["clocks_disagree"][0]["role"], "candidate");
+  EXPECT_EQ(arbiter::judge::details_json(j)["clocks_disagree"][0]["role"], "candidate");
   EXPECT_EQ(j.details["probe"]["shapes"][0]["probe_misses_work"], true);
   // Without the hold the events hold the host's launches: a long timer says nothing.
   record.erase("held_samples");
@@ -529,4 +530,23 @@ TEST_F(judge_fixture, a_record_labelled_with_a_method_the_runtime_does_not_write
   record["method"] = "held_events";
   candidate_timing(record);
   EXPECT_EQ(evidence_of(judge(), "H3").find("does not write"), std::string::npos);
+}
+
+// The details as stored: each case compared, under "cases", written from the judgement's typed list;
+// a run that did not finish cleanly compared none and has no "cases".
+TEST_F(judge_fixture, the_stored_details_list_every_case_compared) {
+  candidate_outputs({1, 2, 4}); // the last value off
+  const auto j = judge();
+  ASSERT_TRUE(j.cases);
+  const auto details = arbiter::judge::details_json(j);
+  ASSERT_EQ(details["cases"].size(), 3u);
+  EXPECT_EQ(details["cases"][2]["shape"], "n3");
+  EXPECT_EQ(details["cases"][2]["input_set"], 2);
+  EXPECT_EQ(details["cases"][2]["ok"], false);
+  EXPECT_EQ(details["cases"][2]["mismatches"], 1);
+  EXPECT_FALSE(details.contains("outside_scored"));
+  m_run.process.end = sandbox::process_end::timed_out;
+  const auto killed = judge();
+  EXPECT_FALSE(killed.cases);
+  EXPECT_FALSE(arbiter::judge::details_json(killed).contains("cases"));
 }

@@ -118,8 +118,9 @@ TEST_F(judge_fixture, on_the_cpu_a_score_counts_only_as_far_as_the_outside_accou
   EXPECT_NE(scored.result.reason.find("2.22× over eager"), std::string::npos) << scored.result.reason;
   EXPECT_EQ(scored.measurements[1].method, "outside_cpu");
   EXPECT_NEAR(scored.measurements[1].p90_ms, 0.9, 1e-9); // the record's samples scaled alike
-  ASSERT_EQ(scored.details["outside_scored"].size(), 1u);
-  EXPECT_DOUBLE_EQ(scored.details["outside_scored"][0]["record_ms"].get<double>(), 0.5);
+  ASSERT_EQ(scored.outside_scored.size(), 1u);
+  EXPECT_DOUBLE_EQ(scored.outside_scored[0].record_ms, 0.5);
+  EXPECT_EQ(arbiter::judge::details_json(scored)["outside_scored"][0]["record_ms"], 0.5);
   // The reference's own batch at twice its record (its weights cold in its timed loop) changes
   // nothing: the candidate's batch is held against the candidate's record.
   arbiter::judge::outside_record reference;
