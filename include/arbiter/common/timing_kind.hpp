@@ -9,12 +9,12 @@
 namespace arbiter::timing_kind {
 
 // Sample clocks.
-inline constexpr std::string_view clock_steady = "steady_clock"; ///< the host's monotonic clock (cpu)
+inline constexpr std::string_view clock_steady = "steady_clock";   ///< the host's monotonic clock (cpu)
 inline constexpr std::string_view clock_cuda_event = "cuda_event"; ///< CUDA events (cuda)
 inline constexpr std::string_view clock_cupti = "cupti";           ///< the probe's kernel spans (the judge's)
 
 // Methods.
-inline constexpr std::string_view method_steady = "steady_clock";    ///< cpu: the host clock around each call
+inline constexpr std::string_view method_steady = "steady_clock";     ///< cpu: the host clock around each call
 inline constexpr std::string_view method_held_events = "held_events"; ///< cuda: events behind the stream hold
 inline constexpr std::string_view method_events = "events";           ///< cuda: events, the hold given up
 inline constexpr std::string_view method_cupti_span = "cupti_span";   ///< the probe's span per sample (the judge's)
