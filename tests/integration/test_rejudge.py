@@ -36,6 +36,7 @@ def test_a_rule_change_is_a_rejudge_not_a_rerun(arbiter, tmp_path):
     before = arbiter.evaluations()
     correct = before[("scale_add", "correct", 0)]
     assert correct["verdict"] == "passed", correct
+    assert before[("scale_add", "gone", 0)]["verdict"] == "passed", before[("scale_add", "gone", 0)]
     shown = arbiter.show(correct["id"])
     guard = shown["guard_version"]
     assert len(guard) == 16 and shown["guard_current"] is True
